@@ -1,0 +1,477 @@
+// Structural parser for contracts: every field is typed, named and checked against accepted values,
+// and every error names the file, the JSON path and what would have been accepted.
+#include "contracts/contract.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "contracts/contract_error.h"
+#include "contracts/digest.h"
+
+namespace samebits {
+namespace {
+
+template <typename Enum>
+struct EnumTable {
+  std::vector<std::string> names;
+  std::vector<Enum> values;
+};
+
+const EnumTable<CheckKind>& check_kinds() {
+  static const EnumTable<CheckKind> table{
+      {"determinism", "batch_invariance", "position_invariance", "layout_invariance",
+       "padding_invariance", "chunking_invariance", "equivalence", "reference"},
+      {CheckKind::determinism, CheckKind::batch_invariance, CheckKind::position_invariance,
+       CheckKind::layout_invariance, CheckKind::padding_invariance, CheckKind::chunking_invariance,
+       CheckKind::equivalence, CheckKind::reference}};
+  return table;
+}
+const EnumTable<CompareMode>& compare_modes() {
+  static const EnumTable<CompareMode> table{
+      {"bitwise", "ulp", "allclose", "indices"},
+      {CompareMode::bitwise, CompareMode::ulp, CompareMode::allclose, CompareMode::indices}};
+  return table;
+}
+const EnumTable<Expectation>& expectations() {
+  static const EnumTable<Expectation> table{
+      {"holds", "violated", "unknown"},
+      {Expectation::holds, Expectation::violated, Expectation::unknown}};
+  return table;
+}
+
+template <typename Enum>
+std::string name_of(const EnumTable<Enum>& table, Enum value) {
+  for (std::size_t i = 0; i < table.values.size(); ++i) {
+    if (table.values[i] == value) return table.names[i];
+  }
+  return "?";
+}
+
+std::string accepted(const std::vector<std::string>& names) {
+  return fmt::format("accepted: {}", fmt::join(names, ", "));
+}
+
+std::string escape_pointer(const std::string& key) {
+  std::string out;
+  for (char c : key) {
+    if (c == '~')
+      out += "~0";
+    else if (c == '/')
+      out += "~1";
+    else
+      out += c;
+  }
+  return out;
+}
+
+// Reads one JSON object, remembering its path and refusing keys it was not told about.
+class ObjectReader {
+ public:
+  ObjectReader(const Json& node, std::string path, const std::string& file,
+               std::vector<std::string> keys)
+      : node_(node), path_(std::move(path)), file_(file), keys_(std::move(keys)) {
+    if (!node_.is_object())
+      fail(path_, fmt::format("expected an object, got {}", node_.type_name()));
+    for (const auto& item : node_.items()) {
+      if (item.key() == "$schema" || item.key() == "comment") continue;
+      if (std::find(keys_.begin(), keys_.end(), item.key()) == keys_.end()) {
+        fail(child(item.key()),
+             fmt::format("unknown field \"{}\"; {}", item.key(), accepted(keys_)));
+      }
+    }
+  }
+
+  std::string child(const std::string& key) const { return path_ + "/" + escape_pointer(key); }
+  bool has(const std::string& key) const { return node_.contains(key); }
+  const Json& raw(const std::string& key) const { return node_.at(key); }
+
+  const Json& required(const std::string& key) const {
+    if (!has(key)) fail(path_, fmt::format("missing required field \"{}\"", key));
+    return node_.at(key);
+  }
+  std::string string(const std::string& key, const std::string& fallback = "") const {
+    if (!has(key)) return fallback;
+    const Json& v = node_.at(key);
+    if (!v.is_string()) fail(child(key), fmt::format("expected a string, got {}", v.type_name()));
+    return v.get<std::string>();
+  }
+  std::string required_string(const std::string& key) const {
+    required(key);
+    return string(key);
+  }
+  template <typename Enum>
+  Enum enumerated(const std::string& key, const EnumTable<Enum>& table,
+                  const std::string& what) const {
+    const std::string text = required_string(key);
+    return parse_enum(text, child(key), table, what);
+  }
+  template <typename Enum>
+  Enum parse_enum(const std::string& text, const std::string& path, const EnumTable<Enum>& table,
+                  const std::string& what) const {
+    for (std::size_t i = 0; i < table.names.size(); ++i) {
+      if (table.names[i] == text) return table.values[i];
+    }
+    fail(path, fmt::format("unknown {} \"{}\"; {}", what, text, accepted(table.names)));
+  }
+  std::optional<double> number(const std::string& key) const {
+    if (!has(key)) return std::nullopt;
+    const Json& v = node_.at(key);
+    if (!v.is_number()) fail(child(key), fmt::format("expected a number, got {}", v.type_name()));
+    const double d = v.get<double>();
+    if (d < 0) fail(child(key), fmt::format("must not be negative, got {}", d));
+    return d;
+  }
+  std::optional<std::int64_t> count(const std::string& key) const {
+    if (!has(key)) return std::nullopt;
+    const Json& v = node_.at(key);
+    if (!v.is_number_integer() || v.get<std::int64_t>() < 0) {
+      fail(child(key), fmt::format("expected a non-negative integer, got {}", v.dump()));
+    }
+    return v.get<std::int64_t>();
+  }
+  bool boolean(const std::string& key, bool fallback) const {
+    if (!has(key)) return fallback;
+    const Json& v = node_.at(key);
+    if (!v.is_boolean()) fail(child(key), fmt::format("expected true or false, got {}", v.dump()));
+    return v.get<bool>();
+  }
+  std::vector<std::string> strings(const std::string& key) const {
+    std::vector<std::string> out;
+    if (!has(key)) return out;
+    const Json& v = node_.at(key);
+    if (!v.is_array()) fail(child(key), "expected an array of strings");
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      if (!v[i].is_string()) fail(fmt::format("{}/{}", child(key), i), "expected a string");
+      out.push_back(v[i].get<std::string>());
+    }
+    return out;
+  }
+
+  [[noreturn]] void fail(const std::string& path, const std::string& message) const {
+    throw_contract_error(file_, path, message);
+  }
+  const std::string& path() const { return path_; }
+  const std::string& file() const { return file_; }
+
+ private:
+  const Json& node_;
+  std::string path_;
+  const std::string& file_;
+  std::vector<std::string> keys_;
+};
+
+// Expands {"range": [first, last]} or {"range": [first, last, step]} (inclusive) into integers.
+std::vector<Json> expand_range(const Json& node, const std::string& path, const std::string& file) {
+  ObjectReader reader(node, path, file, {"range"});
+  const Json& r = reader.required("range");
+  const std::string rpath = reader.child("range");
+  if (!r.is_array() || r.size() < 2 || r.size() > 3) {
+    throw_contract_error(file, rpath,
+                         "expected [first, last] or [first, last, step] (integers, inclusive)");
+  }
+  for (const auto& v : r) {
+    if (!v.is_number_integer())
+      throw_contract_error(file, rpath, "range bounds and step must be integers");
+  }
+  const std::int64_t first = r[0].get<std::int64_t>();
+  const std::int64_t last = r[1].get<std::int64_t>();
+  const std::int64_t step = r.size() == 3 ? r[2].get<std::int64_t>() : 1;
+  if (step <= 0)
+    throw_contract_error(file, rpath, fmt::format("step must be positive, got {}", step));
+  if (last < first) {
+    throw_contract_error(file, rpath, fmt::format("empty range: last {} < first {}", last, first));
+  }
+  if ((last - first) / step >= 1'000'000) {
+    throw_contract_error(file, rpath, "range has more than a million values");
+  }
+  std::vector<Json> out;
+  for (std::int64_t v = first; v <= last; v += step) out.emplace_back(v);
+  return out;
+}
+
+std::vector<Json> parse_axis_values(const Json& node, const std::string& path,
+                                    const std::string& file) {
+  if (node.is_array()) {
+    if (node.empty()) throw_contract_error(file, path, "an axis needs at least one value");
+    std::vector<Json> out;
+    for (std::size_t i = 0; i < node.size(); ++i) {
+      const Json& v = node[i];
+      if (v.is_object() || v.is_null()) {
+        throw_contract_error(file, fmt::format("{}/{}", path, i),
+                             "axis values are numbers, strings, booleans or arrays of them");
+      }
+      out.push_back(v);
+    }
+    return out;
+  }
+  if (node.is_object() && node.contains("range")) return expand_range(node, path, file);
+  throw_contract_error(
+      file, path,
+      "expected an array of values, {\"range\": [first, last(, step)]}, or an object "
+      "keyed by device (any, cpu, cuda) holding either");
+}
+
+SweepDecl parse_sweep(const Json& node, const std::string& path, const std::string& file) {
+  SweepDecl sweep;
+  if (!node.is_object()) throw_contract_error(file, path, "expected an object of named axes");
+  for (const auto& item : node.items()) {
+    AxisDecl axis;
+    axis.name = item.key();
+    axis.json_path = path + "/" + escape_pointer(item.key());
+    const Json& v = item.value();
+    const bool by_device = v.is_object() && !v.contains("range");
+    if (by_device) {
+      std::vector<std::string> keys = {"any"};
+      for (const auto& d : device_names()) keys.push_back(d);
+      for (const auto& dev : v.items()) {
+        if (std::find(keys.begin(), keys.end(), dev.key()) == keys.end()) {
+          throw_contract_error(file, axis.json_path + "/" + escape_pointer(dev.key()),
+                               fmt::format("unknown device \"{}\"; {}", dev.key(), accepted(keys)));
+        }
+        axis.values_by_device[dev.key()] =
+            parse_axis_values(dev.value(), axis.json_path + "/" + dev.key(), file);
+      }
+      if (axis.values_by_device.empty()) {
+        throw_contract_error(file, axis.json_path,
+                             "an axis keyed by device needs at least one device");
+      }
+    } else {
+      axis.values_by_device["any"] = parse_axis_values(v, axis.json_path, file);
+    }
+    sweep.axes.push_back(std::move(axis));
+  }
+  return sweep;
+}
+
+Comparison parse_comparison(const Json& node, const std::string& path, const std::string& file) {
+  Comparison c;
+  if (node.is_string()) {
+    ObjectReader dummy(Json::object(), path, file, {});
+    c.mode = dummy.parse_enum(node.get<std::string>(), path, compare_modes(), "comparison");
+    return c;
+  }
+  ObjectReader r(node, path, file,
+                 {"mode", "rtol", "atol", "max_ulp", "equal_nan", "max_mismatches",
+                  "max_mismatch_fraction", "outputs"});
+  c.mode = r.enumerated("mode", compare_modes(), "comparison");
+  c.rtol = r.number("rtol");
+  c.atol = r.number("atol");
+  if (c.rtol.has_value() != c.atol.has_value()) {
+    r.fail(path,
+           "give rtol and atol together (as torch.testing.assert_close does), or neither for "
+           "the per-dtype defaults");
+  }
+  if ((c.rtol || c.atol) && c.mode != CompareMode::allclose) {
+    r.fail(r.child(c.rtol ? "rtol" : "atol"), "rtol/atol apply only to mode \"allclose\"");
+  }
+  if (r.has("max_ulp")) {
+    if (c.mode != CompareMode::ulp)
+      r.fail(r.child("max_ulp"), "max_ulp applies only to mode \"ulp\"");
+    c.max_ulp = *r.count("max_ulp");
+  }
+  c.equal_nan = r.boolean("equal_nan", false);
+  c.max_mismatches = r.count("max_mismatches");
+  c.max_mismatch_fraction = r.number("max_mismatch_fraction");
+  if (c.max_mismatch_fraction && *c.max_mismatch_fraction > 1.0) {
+    r.fail(r.child("max_mismatch_fraction"), "a fraction lies in [0, 1]");
+  }
+  c.outputs = r.strings("outputs");
+  return c;
+}
+
+std::map<std::string, std::map<std::string, Expectation>> parse_expect(
+    const ObjectReader& check, const std::vector<std::string>& impls) {
+  std::map<std::string, std::map<std::string, Expectation>> out;
+  const Json& node = check.required("expect");
+  const std::string path = check.child("expect");
+  if (!node.is_object()) check.fail(path, "expected an object: implementation -> outcome");
+  for (const auto& item : node.items()) {
+    const std::string ipath = path + "/" + escape_pointer(item.key());
+    if (std::find(impls.begin(), impls.end(), item.key()) == impls.end()) {
+      check.fail(ipath, fmt::format("\"{}\" is not one of this contract's implementations; {}",
+                                    item.key(), accepted(impls)));
+    }
+    auto& by_device = out[item.key()];
+    if (item.value().is_string()) {
+      by_device["any"] =
+          check.parse_enum(item.value().get<std::string>(), ipath, expectations(), "expectation");
+      continue;
+    }
+    std::vector<std::string> keys = {"any"};
+    for (const auto& d : device_names()) keys.push_back(d);
+    ObjectReader per_device(item.value(), ipath, check.file(), keys);
+    for (const auto& dev : item.value().items()) {
+      if (!dev.value().is_string()) {
+        check.fail(per_device.child(dev.key()),
+                   fmt::format("expected one of: {}", fmt::join(expectation_names(), ", ")));
+      }
+      by_device[dev.key()] =
+          check.parse_enum(dev.value().get<std::string>(), per_device.child(dev.key()),
+                           expectations(), "expectation");
+    }
+  }
+  for (const auto& impl : impls) {
+    if (!out.count(impl)) {
+      check.fail(path,
+                 fmt::format("no expectation for implementation \"{}\"; give one of {} (or an "
+                             "object keyed by device)",
+                             impl, fmt::join(expectation_names(), ", ")));
+    }
+    const auto& by_device = out[impl];
+    if (!by_device.count("any")) {
+      for (const auto& d : device_names()) {
+        if (!by_device.count(d)) {
+          check.fail(
+              path + "/" + escape_pointer(impl),
+              fmt::format("no expectation for device \"{}\"; add it or an \"any\" entry", d));
+        }
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+const std::vector<std::string>& check_kind_names() {
+  return check_kinds().names;
+}
+const std::vector<std::string>& compare_mode_names() {
+  return compare_modes().names;
+}
+const std::vector<std::string>& expectation_names() {
+  return expectations().names;
+}
+const std::vector<std::string>& device_names() {
+  static const std::vector<std::string> names = {"cpu", "cuda"};
+  return names;
+}
+std::string to_string(CheckKind kind) {
+  return name_of(check_kinds(), kind);
+}
+std::string to_string(CompareMode mode) {
+  return name_of(compare_modes(), mode);
+}
+std::string to_string(Expectation e) {
+  return name_of(expectations(), e);
+}
+
+const std::vector<Json>* AxisDecl::values_for(const std::string& device) const {
+  auto it = values_by_device.find(device);
+  if (it == values_by_device.end()) it = values_by_device.find("any");
+  return it == values_by_device.end() ? nullptr : &it->second;
+}
+
+const AxisDecl* SweepDecl::find(const std::string& name) const {
+  for (const auto& a : axes) {
+    if (a.name == name) return &a;
+  }
+  return nullptr;
+}
+
+SweepDecl merge_sweeps(const SweepDecl& base, const SweepDecl& override_) {
+  SweepDecl out = base;
+  for (const auto& axis : override_.axes) {
+    auto it = std::find_if(out.axes.begin(), out.axes.end(),
+                           [&](const AxisDecl& a) { return a.name == axis.name; });
+    if (it != out.axes.end())
+      *it = axis;
+    else
+      out.axes.push_back(axis);
+  }
+  return out;
+}
+
+Expectation CheckDecl::expected(const std::string& impl, const std::string& device) const {
+  auto it = expect.find(impl);
+  if (it == expect.end()) return Expectation::unknown;
+  auto d = it->second.find(device);
+  if (d == it->second.end()) d = it->second.find("any");
+  return d == it->second.end() ? Expectation::unknown : d->second;
+}
+
+Contract parse_contract(const std::string& text, const std::string& source) {
+  const Json doc = parse_json_document(text, source);
+  ObjectReader top(doc, "", source,
+                   {"name", "op", "description", "implementations", "sweep", "checks"});
+  Contract c;
+  c.source = source;
+  c.sha256 = sha256_hex(text);
+  c.op = top.required_string("op");
+  c.description = top.string("description");
+  {
+    std::string stem = source.substr(source.find_last_of("/:") + 1);
+    stem = stem.substr(0, stem.rfind(".json"));
+    c.name = top.string("name", stem);
+  }
+  c.implementations = top.strings("implementations");
+  top.required("implementations");
+  if (c.implementations.empty())
+    top.fail(top.child("implementations"), "name at least one implementation");
+  {
+    std::set<std::string> seen;
+    for (std::size_t i = 0; i < c.implementations.size(); ++i) {
+      if (!seen.insert(c.implementations[i]).second) {
+        top.fail(fmt::format("/implementations/{}", i),
+                 fmt::format("implementation \"{}\" is listed twice", c.implementations[i]));
+      }
+    }
+  }
+  if (top.has("sweep")) c.sweep = parse_sweep(top.raw("sweep"), top.child("sweep"), source);
+
+  const Json& checks = top.required("checks");
+  if (!checks.is_array() || checks.empty())
+    top.fail("/checks", "expected a non-empty array of checks");
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < checks.size(); ++i) {
+    const std::string path = fmt::format("/checks/{}", i);
+    ObjectReader r(checks[i], path, source,
+                   {"name", "kind", "description", "compare", "sweep", "against", "expect"});
+    CheckDecl check;
+    check.json_path = path;
+    check.kind = r.enumerated("kind", check_kinds(), "check kind");
+    check.name = r.string("name", to_string(check.kind));
+    if (!names.insert(check.name).second) {
+      r.fail(path,
+             fmt::format("check name \"{}\" is used twice; give each check a distinct \"name\"",
+                         check.name));
+    }
+    check.description = r.string("description");
+    if (r.has("compare"))
+      check.compare = parse_comparison(r.raw("compare"), r.child("compare"), source);
+    if (r.has("sweep")) check.sweep = parse_sweep(r.raw("sweep"), r.child("sweep"), source);
+    check.against = r.string("against");
+    if (check.kind == CheckKind::equivalence) {
+      if (check.against.empty()) {
+        r.fail(path, fmt::format("an equivalence check needs \"against\": one of {}",
+                                 fmt::join(c.implementations, ", ")));
+      }
+      if (std::find(c.implementations.begin(), c.implementations.end(), check.against) ==
+          c.implementations.end()) {
+        r.fail(r.child("against"),
+               fmt::format("\"{}\" is not one of this contract's implementations; {}",
+                           check.against, accepted(c.implementations)));
+      }
+    } else if (!check.against.empty()) {
+      r.fail(r.child("against"), "\"against\" applies only to equivalence checks");
+    }
+    check.expect = parse_expect(r, c.implementations);
+    c.checks.push_back(std::move(check));
+  }
+  return c;
+}
+
+Contract load_contract_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ContractError(fmt::format("{}: cannot open contract file", path));
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  return parse_contract(buffer.str(), path);
+}
+
+}  // namespace samebits

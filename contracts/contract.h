@@ -1,0 +1,96 @@
+// The contract model: what op to run, which implementations, the input space to sweep, and the
+// checks with each implementation's expected outcome. Parsed from contracts/*.json; see
+// contract.schema.json.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "contracts/json_document.h"
+
+namespace samebits {
+
+enum class CheckKind {
+  determinism,          // the same call twice (and on a second stream) gives the same bits
+  batch_invariance,     // an item alone vs the same item inside batches of other sizes
+  position_invariance,  // the same item at different positions of one batch
+  layout_invariance,    // contiguous vs strided views, storage offsets, pad-then-trim
+  padding_invariance,   // right-, left-padded and packed variable-length batches
+  chunking_invariance,  // one prefill vs chunked prefill vs token-by-token decode
+  equivalence,          // two implementations agree
+  reference,            // agreement with a float64 CPU reference
+};
+enum class CompareMode { bitwise, ulp, allclose, indices };
+enum class Expectation { holds, violated, unknown };
+
+const std::vector<std::string>& check_kind_names();
+const std::vector<std::string>& compare_mode_names();
+const std::vector<std::string>& expectation_names();
+const std::vector<std::string>& device_names();  // "cpu", "cuda"
+std::string to_string(CheckKind kind);
+std::string to_string(CompareMode mode);
+std::string to_string(Expectation expectation);
+
+// How two outputs are compared. Tolerances follow torch.testing.assert_close: rtol and atol come
+// together or not at all (then the per-dtype defaults apply).
+struct Comparison {
+  CompareMode mode = CompareMode::bitwise;
+  std::optional<double> rtol;
+  std::optional<double> atol;
+  std::int64_t max_ulp = 0;
+  bool equal_nan = false;
+  std::optional<std::int64_t> max_mismatches;   // budget: this many mismatches still hold
+  std::optional<double> max_mismatch_fraction;  // budget as a share of elements
+  std::vector<std::string> outputs;             // empty: every output of the op
+};
+
+// One named axis; its values may differ per device ("any" covers devices without their own list).
+struct AxisDecl {
+  std::string name;
+  std::map<std::string, std::vector<Json>> values_by_device;
+  std::string json_path;
+  // Values for a device, or nullptr when the axis has none there.
+  const std::vector<Json>* values_for(const std::string& device) const;
+};
+
+// Axes in declaration order; the first axis varies slowest when expanded.
+struct SweepDecl {
+  std::vector<AxisDecl> axes;
+  const AxisDecl* find(const std::string& name) const;
+};
+// Axes of `base` with those of `override_` replacing same-named ones and new ones appended.
+SweepDecl merge_sweeps(const SweepDecl& base, const SweepDecl& override_);
+
+struct CheckDecl {
+  std::string name;  // unique within the contract; defaults to the kind
+  CheckKind kind = CheckKind::determinism;
+  std::string description;
+  Comparison compare;
+  SweepDecl sweep;      // added to (and overriding) the contract's sweep
+  std::string against;  // equivalence: the implementation compared with
+  // implementation -> device ("any", "cpu", "cuda") -> expected outcome
+  std::map<std::string, std::map<std::string, Expectation>> expect;
+  std::string json_path;
+  Expectation expected(const std::string& impl, const std::string& device) const;
+};
+
+struct Contract {
+  std::string name;    // the file stem unless the contract names itself
+  std::string source;  // a path, or "embedded:<file>" for the default suite
+  std::string sha256;  // of the contract's bytes
+  std::string op;
+  std::string description;
+  std::vector<std::string> implementations;
+  SweepDecl sweep;
+  std::vector<CheckDecl> checks;
+};
+
+// Structural parsing: types, field names, enum values, required fields. Op-specific meaning (does
+// the op exist, which axes does it take) is checked by the harness against its op registry.
+Contract parse_contract(const std::string& text, const std::string& source);
+Contract load_contract_file(const std::string& path);
+
+}  // namespace samebits

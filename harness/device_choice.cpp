@@ -1,0 +1,22 @@
+// Chooses where cases run: "auto" means CUDA when a GPU is visible, else the CPU.
+// Asking for CUDA on a machine without one is an infrastructure error, not a silent fallback.
+#include "harness/device_choice.h"
+
+#include <ATen/cuda/CUDAContext.h>
+
+namespace samebits {
+
+bool cuda_available() {
+  return at::hasCUDA() && at::cuda::device_count() > 0;
+}
+
+at::Device choose_device(const std::string& requested) {
+  if (requested == "cpu") return at::Device(at::kCPU);
+  if (requested == "cuda") {
+    if (!cuda_available()) throw InfrastructureError("--device cuda: no CUDA GPU is visible here");
+    return at::Device(at::kCUDA, 0);
+  }
+  return cuda_available() ? at::Device(at::kCUDA, 0) : at::Device(at::kCPU);
+}
+
+}  // namespace samebits

@@ -1,0 +1,21 @@
+// Chooses where cases run: "auto" means CUDA when a GPU is visible, else the CPU.
+// Asking for CUDA on a machine without one is an infrastructure error, not a silent fallback.
+#pragma once
+
+#include <ATen/ATen.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace samebits {
+
+class InfrastructureError : public std::runtime_error {
+ public:
+  explicit InfrastructureError(const std::string& m) : std::runtime_error(m) {}
+};
+
+bool cuda_available();
+// "auto", "cpu" or "cuda" -> a device. Throws InfrastructureError for cuda without a GPU.
+at::Device choose_device(const std::string& requested);
+
+}  // namespace samebits

@@ -1,0 +1,228 @@
+// Compares two tensors the way a contract says (bitwise, ulp, allclose, indices) on the device
+// where they live, and returns the evidence: counts, worst errors, a ULP histogram, the first
+// mismatches.
+#include "harness/diff.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "cases/dtypes.h"
+#include "contracts/digest.h"
+
+namespace samebits {
+namespace {
+
+int bit_width(at::ScalarType t) {
+  return static_cast<int>(c10::elementSize(t)) * 8;
+}
+
+// The raw bits of a floating tensor as a signed integer tensor of the same width.
+at::Tensor raw_bits(const at::Tensor& t) {
+  switch (c10::elementSize(t.scalar_type())) {
+    case 1: return t.view(at::kByte);
+    case 2: return t.view(at::kShort);
+    case 4: return t.view(at::kInt);
+    case 8: return t.view(at::kLong);
+  }
+  throw std::invalid_argument("unsupported element size");
+}
+
+// Sign-magnitude bits -> two's complement ordinal, in int64, so adjacent floats differ by 1.
+at::Tensor ordinal(const at::Tensor& t) {
+  const int w = bit_width(t.scalar_type());
+  at::Tensor u = raw_bits(t).to(at::kLong);
+  if (w < 64) u = u.bitwise_and((std::int64_t{1} << w) - 1);  // undo sign extension
+  const std::int64_t sign_bit =
+      w < 64 ? (std::int64_t{1} << (w - 1)) : std::numeric_limits<std::int64_t>::min();
+  const std::int64_t magnitude_mask =
+      w < 64 ? sign_bit - 1 : std::numeric_limits<std::int64_t>::max();
+  const at::Tensor negative = u.bitwise_and(sign_bit).ne(0);
+  const at::Tensor magnitude = u.bitwise_and(magnitude_mask);
+  return at::where(negative, magnitude.neg(), magnitude);
+}
+
+std::vector<std::int64_t> unravel(std::int64_t flat, at::IntArrayRef shape) {
+  std::vector<std::int64_t> index(shape.size(), 0);
+  for (std::size_t d = shape.size(); d-- > 0;) {
+    const std::int64_t n = shape[d] == 0 ? 1 : shape[d];
+    index[d] = flat % n;
+    flat /= n;
+  }
+  return index;
+}
+
+std::string hex_bits(std::uint64_t bits, int width) {
+  return fmt::format("0x{:0{}x}", bits, width / 4);
+}
+
+// Histogram over finite pairs: exact, 1, 2-3, 4-15, 16-255, 256-65535, 65536 and more.
+std::vector<std::pair<std::string, std::int64_t>> ulp_histogram(const at::Tensor& dist,
+                                                                const at::Tensor& finite) {
+  static const std::vector<std::pair<std::string, std::pair<std::int64_t, std::int64_t>>> buckets =
+      {{"0", {0, 0}},
+       {"1", {1, 1}},
+       {"2-3", {2, 3}},
+       {"4-15", {4, 15}},
+       {"16-255", {16, 255}},
+       {"256-65535", {256, 65535}},
+       {">=65536", {65536, std::numeric_limits<std::int64_t>::max()}}};
+  std::vector<std::pair<std::string, std::int64_t>> out;
+  for (const auto& [label, range] : buckets) {
+    const at::Tensor in =
+        finite.logical_and(dist.ge(range.first)).logical_and(dist.le(range.second));
+    out.emplace_back(label, in.sum().item<std::int64_t>());
+  }
+  return out;
+}
+
+}  // namespace
+
+at::Tensor ulp_distance(const at::Tensor& a, const at::Tensor& b) {
+  if (a.scalar_type() != b.scalar_type() || !at::isFloatingType(a.scalar_type())) {
+    throw std::invalid_argument("ulp_distance: both tensors must share one floating dtype");
+  }
+  return (ordinal(a) - ordinal(b)).abs();
+}
+
+std::pair<double, double> default_tolerances(at::ScalarType dtype) {
+  switch (dtype) {
+    case at::kHalf: return {1e-3, 1e-5};
+    case at::kBFloat16: return {1.6e-2, 1e-5};
+    case at::kFloat: return {1.3e-6, 1e-5};
+    case at::kDouble: return {1e-7, 1e-7};
+    case at::kFloat8_e4m3fn:
+    case at::kFloat8_e5m2: return {1.25e-1, 1e-5};  // not in torch's table: 2^-3, e4m3's epsilon
+    default: return {0.0, 0.0};
+  }
+}
+
+std::string element_bits(const at::Tensor& t, std::int64_t flat_index) {
+  const at::Tensor e = t.reshape({-1}).select(0, flat_index).cpu();
+  if (!at::isFloatingType(e.scalar_type())) return std::to_string(e.item<std::int64_t>());
+  const int w = bit_width(e.scalar_type());
+  std::uint64_t bits = static_cast<std::uint64_t>(raw_bits(e).to(at::kLong).item<std::int64_t>());
+  if (w < 64) bits &= (std::uint64_t{1} << w) - 1;
+  return hex_bits(bits, w);
+}
+
+std::string tensor_sha256(const at::Tensor& t) {
+  const at::Tensor host = t.contiguous().cpu();
+  Sha256 h;
+  const std::string header =
+      fmt::format("{}[{}]", dtype_name(host.scalar_type()), fmt::join(host.sizes(), ","));
+  h.update(header.data(), header.size());
+  h.update(host.data_ptr(), host.numel() * host.element_size());
+  return h.hex();
+}
+
+DiffStats compare_tensors(const at::Tensor& baseline_in, const at::Tensor& variant_in,
+                          const Comparison& how) {
+  if (baseline_in.sizes() != variant_in.sizes()) {
+    throw std::invalid_argument(fmt::format("compare: shapes differ: [{}] vs [{}]",
+                                            fmt::join(baseline_in.sizes(), ","),
+                                            fmt::join(variant_in.sizes(), ",")));
+  }
+  const at::ScalarType vt = variant_in.scalar_type();
+  at::Tensor baseline = baseline_in.to(variant_in.device());
+  const bool widened_reference =
+      baseline.scalar_type() == at::kDouble && vt != at::kDouble && at::isFloatingType(vt);
+  if (baseline.scalar_type() != vt && !widened_reference) {
+    throw std::invalid_argument(fmt::format("compare: dtypes differ: {} vs {}",
+                                            dtype_name(baseline.scalar_type()), dtype_name(vt)));
+  }
+  const at::Tensor b_exact = baseline.reshape({-1});
+  const at::Tensor v = variant_in.reshape({-1});
+  // Bitwise and ulp compare in the variant's dtype: a float64 reference is rounded to it first.
+  const at::Tensor b = widened_reference ? b_exact.to(vt) : b_exact;
+
+  DiffStats d;
+  d.mode = to_string(how.mode);
+  d.dtype = dtype_name(vt);
+  d.shape.assign(variant_in.sizes().begin(), variant_in.sizes().end());
+  d.numel = v.numel();
+
+  at::Tensor mismatch;
+  const bool floating = at::isFloatingType(vt);
+  if (floating) {
+    const at::Tensor b64 = (how.mode == CompareMode::allclose ? b_exact : b).to(at::kDouble);
+    const at::Tensor v64 = v.to(at::kDouble);
+    const at::Tensor finite = b64.isfinite().logical_and(v64.isfinite());
+    const at::Tensor abs_err = at::where(finite, (b64 - v64).abs(), at::zeros_like(b64));
+    const at::Tensor rel_err =
+        at::where(finite.logical_and(b64.ne(0)), abs_err / b64.abs(),
+                  at::where(abs_err.gt(0), at::full_like(b64, INFINITY), at::zeros_like(b64)));
+    const at::Tensor both_nan = b64.isnan().logical_and(v64.isnan());
+    // Non-finite pairs agree when equal (same infinity), or both NaN where the contract allows it.
+    const at::Tensor nonfinite_same =
+        b64.eq(v64).logical_or(how.equal_nan ? both_nan : at::zeros_like(both_nan));
+    const at::Tensor nonfinite_differs =
+        finite.logical_not().logical_and(nonfinite_same.logical_not());
+    const at::Tensor dist = ulp_distance(b, v);
+    switch (how.mode) {
+      case CompareMode::bitwise:
+      case CompareMode::indices: mismatch = raw_bits(b).ne(raw_bits(v)); break;
+      case CompareMode::ulp:
+        mismatch = finite.logical_and(dist.gt(how.max_ulp)).logical_or(nonfinite_differs);
+        break;
+      case CompareMode::allclose: {
+        const auto defaults = default_tolerances(vt);
+        const double rtol = how.rtol.value_or(defaults.first);
+        const double atol = how.atol.value_or(defaults.second);
+        d.tolerance =
+            fmt::format("rtol={} atol={}{}", rtol, atol,
+                        how.rtol ? "" : fmt::format(" ({} defaults of torch.testing)", d.dtype));
+        const at::Tensor close = abs_err.le(b64.abs().mul(rtol).add(atol));
+        mismatch = finite.logical_and(close.logical_not()).logical_or(nonfinite_differs);
+        break;
+      }
+    }
+    d.max_abs_error = abs_err.max().item<double>();
+    d.max_rel_error = rel_err.max().item<double>();
+    d.nonfinite_mismatches = nonfinite_differs.sum().item<std::int64_t>();
+    if (d.nonfinite_mismatches == 0) {
+      d.max_ulp = static_cast<std::uint64_t>(
+          at::where(finite, dist, at::zeros_like(dist)).max().item<std::int64_t>());
+    }
+    d.ulp_histogram = ulp_histogram(dist, finite);
+  } else {
+    mismatch = b.ne(v);
+    const at::Tensor diff = (b.to(at::kDouble) - v.to(at::kDouble)).abs();
+    d.max_abs_error = d.numel ? diff.max().item<double>() : 0.0;
+  }
+  if (d.numel == 0) mismatch = at::zeros({0}, v.options().dtype(at::kBool));
+
+  d.mismatched = mismatch.sum().item<std::int64_t>();
+  d.mismatch_fraction =
+      d.numel ? static_cast<double>(d.mismatched) / static_cast<double>(d.numel) : 0.0;
+  const bool budget = how.max_mismatches.has_value() || how.max_mismatch_fraction.has_value();
+  d.within =
+      d.mismatched == 0 || (budget && d.mismatched <= how.max_mismatches.value_or(d.mismatched) &&
+                            d.mismatch_fraction <= how.max_mismatch_fraction.value_or(1.0));
+
+  if (d.mismatched > 0) {
+    const at::Tensor where = mismatch.nonzero().reshape({-1}).slice(0, 0, kFirstMismatches);
+    const at::Tensor bs = b.index_select(0, where).cpu();
+    const at::Tensor vs = v.index_select(0, where).cpu();
+    const at::Tensor idx = where.cpu();
+    const at::Tensor dist = floating ? ulp_distance(bs, vs) : at::Tensor();
+    for (std::int64_t i = 0; i < idx.numel(); ++i) {
+      Mismatch m;
+      m.index = unravel(idx[i].item<std::int64_t>(), variant_in.sizes());
+      m.baseline = bs[i].to(at::kDouble).item<double>();
+      m.variant = vs[i].to(at::kDouble).item<double>();
+      m.baseline_bits = element_bits(bs, i);
+      m.variant_bits = element_bits(vs, i);
+      if (floating && std::isfinite(m.baseline) && std::isfinite(m.variant)) {
+        m.ulp = static_cast<std::uint64_t>(dist[i].item<std::int64_t>());
+      }
+      d.first_mismatches.push_back(std::move(m));
+    }
+  }
+  return d;
+}
+
+}  // namespace samebits

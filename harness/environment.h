@@ -1,0 +1,15 @@
+// The environment block of a report: everything that scopes a bitwise result (GPU, SM count,
+// driver, CUDA, cuDNN, cuBLAS, torch, the math flags in force, CPU, samebits commit).
+#pragma once
+
+#include <ATen/ATen.h>
+
+#include "contracts/json_document.h"
+
+namespace samebits {
+
+Json environment_block(const at::Device& device);
+// The tool block: name, version, commit.
+Json tool_block();
+
+}  // namespace samebits

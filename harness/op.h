@@ -1,0 +1,120 @@
+// The interface every op adapter implements: what it accepts (axes, implementations, checks), how
+// it makes one logical item, and how it runs a batch of items in a given layout, padding or
+// chunking.
+#pragma once
+
+#include <ATen/ATen.h>
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cases/layout.h"
+#include "cases/sweep.h"
+#include "cases/varlen.h"
+#include "contracts/contract.h"
+
+namespace samebits {
+
+// An axis the op reads from a sweep point; `fallback` fills it in when a contract omits it.
+struct AxisSpec {
+  enum class Type { integer, number, text, flag, integer_list };
+  std::string name;
+  Type type = Type::integer;
+  Json fallback;                     // null: the contract must give it
+  std::vector<std::string> choices;  // text axes: accepted values (empty: any)
+  std::string help;
+};
+
+struct ImplSpec {
+  std::string name;
+  std::string description;
+  bool cpu = true;
+  bool cuda = true;
+};
+
+// One logical unit whose output must not depend on what surrounds it: a row, a sequence, a
+// (query, keys, weights) triple. Inputs live on the case's device.
+struct Item {
+  std::vector<at::Tensor> inputs;
+  std::int64_t length = 0;  // along the op's variable-length dim, where it has one
+};
+
+// Tensors every item of a case shares (a weight matrix, norm weights).
+struct Shared {
+  std::vector<at::Tensor> tensors;
+};
+
+struct Output {
+  std::string name;
+  at::Tensor value;
+};
+using Outputs = std::vector<Output>;  // one item's outputs, in the order of Op::outputs()
+
+// What to make: item `index` of a case (0 is the item under test), `length` along the op's
+// variable-length dim (-1: the op's own choice from the point).
+struct ItemSpec {
+  std::int64_t index = 0;
+  std::int64_t length = -1;
+};
+
+// How to run: which implementation, which items in which order, and in which form.
+struct BatchRequest {
+  std::string impl;
+  std::vector<const Item*> items;
+  Layout layout;                       // memory layout of the batched primary input
+  std::optional<PaddingMode> padding;  // variable-length items in one padded/packed batch
+  bool canary_padding = false;         // pad with NaN canaries instead of neutral values
+  std::int64_t chunk = 0;              // 0: one call; 1: token-by-token decode; c: chunks of c
+};
+
+// Thrown by Op::run when an implementation cannot take a point it could not foresee (a backend
+// refusing a shape): the case is recorded as skipped with this reason, not as an error.
+class Unsupported : public std::runtime_error {
+ public:
+  explicit Unsupported(const std::string& why) : std::runtime_error(why) {}
+};
+
+class Op {
+ public:
+  virtual ~Op() = default;
+
+  virtual std::string name() const = 0;
+  virtual std::string description() const = 0;
+  virtual std::vector<ImplSpec> implementations() const = 0;
+  virtual std::vector<AxisSpec> axes() const = 0;
+  virtual std::vector<std::string> outputs() const = 0;
+  virtual std::vector<CheckKind> checks() const = 0;
+  // Layout kinds besides contiguous that run() honours (strided, offset, padded).
+  virtual std::vector<LayoutKind> layouts() const {
+    return {LayoutKind::strided, LayoutKind::offset};
+  }
+  // Padding modes run() honours for variable-length items (empty: none).
+  virtual std::vector<PaddingMode> paddings() const { return {}; }
+
+  // A point that can never run (k > N, chunk > length): a contract error before anything runs.
+  virtual std::optional<std::string> impossible(const Point& point) const { return std::nullopt; }
+  // A point this implementation cannot take on this device: the case is skipped with this reason.
+  virtual std::optional<std::string> unsupported(const Point& point, const std::string& impl,
+                                                 const at::Device& device) const {
+    return std::nullopt;
+  }
+
+  virtual Shared make_shared(const Point& point, const at::Device& device,
+                             at::Generator& gen) const {
+    return {};
+  }
+  virtual Item make_item(const Point& point, const Shared& shared, const ItemSpec& spec,
+                         const at::Device& device, at::Generator& gen) const = 0;
+  // Outputs per item, in request order; each item's outputs have the same shapes whatever the
+  // request's layout, padding or chunking.
+  virtual std::vector<Outputs> run(const Point& point, const Shared& shared,
+                                   const BatchRequest& request) const = 0;
+  // The float64 CPU reference of one item (for reference checks); outputs in float64/int64.
+  virtual Outputs reference(const Point& point, const Shared& shared, const Item& item) const {
+    throw Unsupported(name() + " has no float64 reference");
+  }
+};
+
+}  // namespace samebits

@@ -1,0 +1,14 @@
+// The list of built-in op adapters, in the order `samebits list` shows them.
+// Adding an op: write harness/ops/<op>.cpp with its factory, declare it in ops.h, list it here.
+#include "harness/ops/ops.h"
+
+namespace samebits {
+
+std::vector<std::unique_ptr<Op>> make_builtin_ops() {
+  std::vector<std::unique_ptr<Op>> ops;
+  ops.push_back(make_sum_op());
+  ops.push_back(make_mean_op());
+  return ops;
+}
+
+}  // namespace samebits

@@ -1,0 +1,37 @@
+// Turns contracts into the list of cases to run on one device: validates every axis and point
+// against the op and check (errors name file, JSON path and accepted values), then expands sweeps.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cases/sweep.h"
+#include "contracts/contract.h"
+#include "harness/op_registry.h"
+
+namespace samebits {
+
+struct CaseSpec {
+  std::string id;  // contract/check/impl/device/axis=value,...
+  const Contract* contract = nullptr;
+  const CheckDecl* check = nullptr;
+  const Op* op = nullptr;
+  std::string impl;
+  std::string device;      // "cpu" or "cuda"
+  Point declared;          // the axes the contract names (they make the id)
+  Point resolved;          // declared plus every default, as the op and check read them
+  std::uint64_t seed = 0;  // from the run's seed and the id, not from the position in the run
+};
+
+// Throws ContractError for anything the op or check cannot accept, before anything runs.
+void validate_contract(const Contract& contract, const OpRegistry& registry);
+
+// Every case of the contracts on `device` (validated first), in contract, check, implementation,
+// point order. The run's `seed` enters every case's seed.
+std::vector<CaseSpec> plan_cases(const std::vector<std::unique_ptr<Contract>>& contracts,
+                                 const OpRegistry& registry, const std::string& device,
+                                 std::uint64_t seed);
+
+}  // namespace samebits

@@ -1,0 +1,98 @@
+// Runs a planned list of cases on one device, one after another; a case that throws (out of memory,
+// a CUDA error, an op refusing a shape) is recorded and the run goes on.
+#include "harness/runner.h"
+
+#include <c10/cuda/CUDACachingAllocator.h>
+#include <c10/util/Exception.h>
+#include <cuda_runtime_api.h>
+#include <fmt/format.h>
+
+#include <chrono>
+
+#include "harness/case_runner.h"
+#include "harness/progress.h"
+#include "reports/json_report.h"
+
+namespace samebits {
+namespace {
+
+Json comparison_json(const Comparison& c) {
+  Json j;
+  j["mode"] = to_string(c.mode);
+  if (c.rtol) j["rtol"] = *c.rtol;
+  if (c.atol) j["atol"] = *c.atol;
+  if (c.mode == CompareMode::ulp) j["max_ulp"] = c.max_ulp;
+  if (c.equal_nan) j["equal_nan"] = true;
+  if (c.max_mismatches) j["max_mismatches"] = *c.max_mismatches;
+  if (c.max_mismatch_fraction) j["max_mismatch_fraction"] = *c.max_mismatch_fraction;
+  if (!c.outputs.empty()) j["outputs"] = c.outputs;
+  return j;
+}
+
+// After a CUDA error the context may be unusable; every later case would fail the same way.
+bool cuda_context_broken(const at::Device& device) {
+  if (!device.is_cuda()) return false;
+  const cudaError_t sticky = cudaDeviceSynchronize();
+  return sticky != cudaSuccess && sticky != cudaErrorMemoryAllocation;
+}
+
+}  // namespace
+
+std::vector<CaseResult> run_cases(const std::vector<CaseSpec>& cases, const at::Device& device,
+                                  const RunnerOptions& options) {
+  std::vector<CaseResult> results;
+  results.reserve(cases.size());
+  Progress progress(static_cast<std::int64_t>(cases.size()), options.progress);
+  std::string broken;  // why the device became unusable, once it has
+  for (const auto& spec : cases) {
+    CaseResult r;
+    r.id = spec.id;
+    r.contract = spec.contract->name;
+    r.check = spec.check->name;
+    r.kind = to_string(spec.check->kind);
+    r.impl = spec.impl;
+    r.device = spec.device;
+    r.params = spec.resolved.values();
+    r.seed = spec.seed;
+    r.expected = to_string(spec.check->expected(spec.impl, spec.device));
+    r.comparison = comparison_json(spec.check->compare);
+    const auto start = std::chrono::steady_clock::now();
+    if (!broken.empty()) {
+      r.verdict = Verdict::error;
+      r.reason = broken;
+    } else {
+      try {
+        CaseRun run = run_case(spec, device);
+        r.verdict = run.verdict;
+        r.baseline = std::move(run.baseline);
+        r.variant = std::move(run.variant);
+        r.outputs = std::move(run.outputs);
+      } catch (const Unsupported& e) {
+        r.verdict = Verdict::skipped;
+        r.reason = e.what();
+      } catch (const c10::OutOfMemoryError& e) {
+        r.verdict = Verdict::error;
+        r.reason = fmt::format("out of memory: {}", e.what_without_backtrace());
+        if (device.is_cuda()) c10::cuda::CUDACachingAllocator::emptyCache();
+      } catch (const c10::Error& e) {
+        r.verdict = Verdict::error;
+        r.reason = e.what_without_backtrace();
+      } catch (const std::exception& e) {
+        r.verdict = Verdict::error;
+        r.reason = e.what();
+      }
+      if (r.verdict == Verdict::error && cuda_context_broken(device)) {
+        broken = fmt::format("not run: the CUDA context broke in case {} ({})", spec.id, r.reason);
+      }
+    }
+    r.duration_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    const bool surprising = r.verdict == Verdict::violated && r.expected == "holds";
+    progress.step(spec.id, surprising);
+    results.push_back(std::move(r));
+  }
+  progress.finish();
+  return results;
+}
+
+}  // namespace samebits

@@ -1,0 +1,21 @@
+// Runs a planned list of cases on one device, one after another; a case that throws (out of memory,
+// a CUDA error, an op refusing a shape) is recorded and the run goes on.
+#pragma once
+
+#include <ATen/ATen.h>
+
+#include <vector>
+
+#include "harness/plan.h"
+#include "reports/report.h"
+
+namespace samebits {
+
+struct RunnerOptions {
+  bool progress = false;  // draw a progress bar on stderr
+};
+
+std::vector<CaseResult> run_cases(const std::vector<CaseSpec>& cases, const at::Device& device,
+                                  const RunnerOptions& options);
+
+}  // namespace samebits

@@ -1,0 +1,61 @@
+// Writes a whole file or nothing: the bytes go to a temporary file beside the target, are flushed
+// to disk, then renamed over it. An interrupted or failed write leaves the old file untouched.
+#include "reports/atomic_file.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <stdexcept>
+
+namespace samebits {
+namespace {
+
+[[noreturn]] void fail(const std::string& what, const std::string& path, int err) {
+  throw std::runtime_error(fmt::format("{} {}: {}", what, path, std::strerror(err)));
+}
+
+}  // namespace
+
+void write_file_atomically(const std::string& path, const std::string& content) {
+  namespace fs = std::filesystem;
+  const fs::path target(path);
+  std::error_code ec;
+  if (target.has_parent_path()) {
+    fs::create_directories(target.parent_path(), ec);
+    if (ec) fail("cannot create the folder for", path, ec.value());
+  }
+  const std::string temp = fmt::format("{}.tmp.{}", path, ::getpid());
+  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) fail("cannot create", temp, errno);
+  std::size_t written = 0;
+  while (written < content.size()) {
+    const ssize_t n = ::write(fd, content.data() + written, content.size() - written);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const int err = errno;
+      ::close(fd);
+      ::unlink(temp.c_str());
+      fail("cannot write", temp, err);
+    }
+    written += static_cast<std::size_t>(n);
+  }
+  const int sync_rc = ::fsync(fd);
+  const int sync_errno = errno;
+  const int close_rc = ::close(fd);
+  if (sync_rc != 0 || close_rc != 0) {
+    const int err = sync_rc != 0 ? sync_errno : errno;
+    ::unlink(temp.c_str());
+    fail("cannot flush", temp, err);
+  }
+  if (::rename(temp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(temp.c_str());
+    fail("cannot move the new report over", path, err);
+  }
+}
+
+}  // namespace samebits

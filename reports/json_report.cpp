@@ -1,0 +1,146 @@
+// The report as ordered, versioned JSON (the layout reports/report.schema.json describes).
+// Key order is fixed so two reports diff line by line.
+#include "reports/json_report.h"
+
+#include <cmath>
+
+namespace samebits {
+namespace {
+
+// JSON has no NaN or infinity: those become strings so the file stays valid.
+Json number(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return v;
+}
+
+Json mismatch_to_json(const Mismatch& m) {
+  Json j;
+  j["index"] = m.index;
+  j["baseline"] = number(m.baseline);
+  j["variant"] = number(m.variant);
+  j["baseline_bits"] = m.baseline_bits;
+  j["variant_bits"] = m.variant_bits;
+  j["ulp"] = m.ulp ? Json(*m.ulp) : Json(nullptr);
+  return j;
+}
+
+Json case_to_json(const CaseResult& c) {
+  Json j;
+  j["id"] = c.id;
+  j["contract"] = c.contract;
+  j["check"] = c.check;
+  j["kind"] = c.kind;
+  j["impl"] = c.impl;
+  j["device"] = c.device;
+  j["params"] = c.params;
+  j["seed"] = c.seed;
+  j["verdict"] = to_string(c.verdict);
+  j["expected"] = c.expected;
+  if (!c.reason.empty()) j["reason"] = c.reason;
+  if (!c.baseline.empty()) j["baseline"] = c.baseline;
+  if (!c.variant.empty()) j["variant"] = c.variant;
+  j["comparison"] = c.comparison;
+  Json outputs = Json::array();
+  for (const auto& o : c.outputs) {
+    Json out;
+    out["name"] = o.name;
+    out["baseline_sha256"] = o.baseline_sha256;
+    out["variant_sha256"] = o.variant_sha256;
+    out["diff"] = diff_to_json(o.diff);
+    outputs.push_back(out);
+  }
+  j["outputs"] = outputs;
+  j["duration_ms"] = c.duration_ms;
+  return j;
+}
+
+Json check_to_json(const CheckResult& g) {
+  Json j;
+  j["contract"] = g.contract;
+  j["check"] = g.check;
+  j["kind"] = g.kind;
+  j["impl"] = g.impl;
+  j["device"] = g.device;
+  j["expected"] = g.expected;
+  j["observed"] = g.observed;
+  j["outcome"] = to_string(g.outcome);
+  j["cases"] = g.cases;
+  j["held"] = g.held;
+  j["violated"] = g.violated;
+  j["skipped"] = g.skipped;
+  j["errors"] = g.errors;
+  Json tallies = Json::array();
+  for (const auto& t : g.violations_by_axis) {
+    tallies.push_back(
+        Json{{"axis", t.axis}, {"value", t.value}, {"violated", t.violated}, {"total", t.total}});
+  }
+  j["violations_by_axis"] = tallies;
+  return j;
+}
+
+}  // namespace
+
+Json diff_to_json(const DiffStats& d) {
+  Json j;
+  j["mode"] = d.mode;
+  j["dtype"] = d.dtype;
+  j["shape"] = d.shape;
+  j["numel"] = d.numel;
+  j["mismatched"] = d.mismatched;
+  j["mismatch_fraction"] = d.mismatch_fraction;
+  j["within"] = d.within;
+  j["max_abs_error"] = number(d.max_abs_error);
+  j["max_rel_error"] = number(d.max_rel_error);
+  j["max_ulp"] = d.max_ulp ? Json(*d.max_ulp) : Json(nullptr);
+  j["nonfinite_mismatches"] = d.nonfinite_mismatches;
+  Json hist = Json::object();
+  for (const auto& [bucket, count] : d.ulp_histogram) hist[bucket] = count;
+  j["ulp_histogram"] = hist;
+  Json first = Json::array();
+  for (const auto& m : d.first_mismatches) first.push_back(mismatch_to_json(m));
+  j["first_mismatches"] = first;
+  if (!d.tolerance.empty()) j["tolerance"] = d.tolerance;
+  return j;
+}
+
+Json report_to_json(const Report& r) {
+  Json j;
+  j["schema"] = "samebits.report";
+  j["schema_version"] = kReportSchemaVersion;
+  j["created"] = r.created;
+  j["tool"] = r.tool;
+  j["command"] = r.command;
+  j["settings"] = r.settings;
+  j["environment"] = r.environment;
+  Json contracts = Json::array();
+  for (const auto& c : r.contracts) {
+    contracts.push_back(Json{{"name", c.name},
+                             {"source", c.source},
+                             {"sha256", c.sha256},
+                             {"op", c.op},
+                             {"description", c.description}});
+  }
+  j["contracts"] = contracts;
+  const Summary& s = r.summary;
+  j["summary"] = Json{{"cases", s.cases},
+                      {"held", s.held},
+                      {"violated", s.violated},
+                      {"skipped", s.skipped},
+                      {"errors", s.errors},
+                      {"checks", s.checks},
+                      {"as_expected", s.as_expected},
+                      {"unexpected", s.unexpected},
+                      {"informational", s.informational},
+                      {"exit_code", s.exit_code},
+                      {"duration_s", s.duration_s}};
+  Json checks = Json::array();
+  for (const auto& g : r.checks) checks.push_back(check_to_json(g));
+  j["checks"] = checks;
+  Json cases = Json::array();
+  for (const auto& c : r.cases) cases.push_back(case_to_json(c));
+  j["cases"] = cases;
+  return j;
+}
+
+}  // namespace samebits

@@ -1,0 +1,13 @@
+// The report as ordered, versioned JSON (the layout reports/report.schema.json describes).
+// Key order is fixed so two reports diff line by line.
+#pragma once
+
+#include "contracts/json_document.h"
+#include "reports/report.h"
+
+namespace samebits {
+
+Json report_to_json(const Report& report);
+Json diff_to_json(const DiffStats& diff);
+
+}  // namespace samebits

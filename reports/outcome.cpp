@@ -1,0 +1,155 @@
+// The gate: groups case verdicts by (contract, check, implementation, device), sets each group
+// against its expectation, and turns the surprises into the run's exit code.
+#include "reports/outcome.h"
+
+#include <map>
+#include <set>
+#include <tuple>
+
+namespace samebits {
+
+std::string to_string(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::holds: return "holds";
+    case Verdict::violated: return "violated";
+    case Verdict::skipped: return "skipped";
+    case Verdict::error: return "error";
+  }
+  return "?";
+}
+
+std::string to_string(Outcome outcome) {
+  switch (outcome) {
+    case Outcome::as_expected: return "as_expected";
+    case Outcome::unexpected_violation: return "unexpected_violation";
+    case Outcome::stale_expectation: return "stale_expectation";
+    case Outcome::informational: return "informational";
+    case Outcome::not_run: return "not_run";
+    case Outcome::errored: return "errored";
+  }
+  return "?";
+}
+
+bool fails_gate(Outcome outcome) {
+  return outcome == Outcome::unexpected_violation || outcome == Outcome::stale_expectation;
+}
+
+namespace {
+
+// violated > 0 decides at once; otherwise an error leaves the group undecided, and only a group
+// whose every run case held counts as holding.
+Outcome judge(const CheckResult& g) {
+  if (g.violated > 0) {
+    if (g.expected == "holds") return Outcome::unexpected_violation;
+    if (g.expected == "violated") return Outcome::as_expected;
+    return Outcome::informational;
+  }
+  if (g.errors > 0) return Outcome::errored;
+  if (g.held == 0) return Outcome::not_run;
+  if (g.expected == "violated") return Outcome::stale_expectation;
+  if (g.expected == "holds") return Outcome::as_expected;
+  return Outcome::informational;
+}
+
+std::string observed(const CheckResult& g) {
+  if (g.violated > 0) return "violated";
+  if (g.errors > 0) return "error";
+  if (g.held > 0) return "holds";
+  return "skipped";
+}
+
+// For axes that take several values in a group: how many of the run cases at each value violated.
+std::vector<AxisTally> tally_axes(const std::vector<const CaseResult*>& cases) {
+  std::map<std::string, std::map<std::string, AxisTally>> by_axis;
+  std::vector<std::string> axis_order;
+  std::map<std::string, std::vector<std::string>> value_order;
+  for (const CaseResult* c : cases) {
+    if (c->verdict != Verdict::holds && c->verdict != Verdict::violated) continue;
+    for (const auto& item : c->params.items()) {
+      const std::string value =
+          item.value().is_string() ? item.value().get<std::string>() : item.value().dump();
+      auto& values = by_axis[item.key()];
+      if (values.empty()) axis_order.push_back(item.key());
+      auto it = values.find(value);
+      if (it == values.end()) {
+        it = values.emplace(value, AxisTally{item.key(), value, 0, 0}).first;
+        value_order[item.key()].push_back(value);
+      }
+      ++it->second.total;
+      if (c->verdict == Verdict::violated) ++it->second.violated;
+    }
+  }
+  std::vector<AxisTally> out;
+  for (const auto& axis : axis_order) {
+    if (by_axis[axis].size() < 2) continue;
+    for (const auto& value : value_order[axis]) out.push_back(by_axis[axis][value]);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<CheckResult> judge_checks(const std::vector<CaseResult>& cases) {
+  using Key = std::tuple<std::string, std::string, std::string, std::string>;
+  std::map<Key, std::size_t> index;
+  std::vector<CheckResult> groups;
+  std::vector<std::vector<const CaseResult*>> members;
+  for (const auto& c : cases) {
+    const Key key{c.contract, c.check, c.impl, c.device};
+    auto it = index.find(key);
+    if (it == index.end()) {
+      it = index.emplace(key, groups.size()).first;
+      CheckResult g;
+      g.contract = c.contract;
+      g.check = c.check;
+      g.kind = c.kind;
+      g.impl = c.impl;
+      g.device = c.device;
+      g.expected = c.expected;
+      groups.push_back(g);
+      members.emplace_back();
+    }
+    CheckResult& g = groups[it->second];
+    members[it->second].push_back(&c);
+    ++g.cases;
+    switch (c.verdict) {
+      case Verdict::holds: ++g.held; break;
+      case Verdict::violated: ++g.violated; break;
+      case Verdict::skipped: ++g.skipped; break;
+      case Verdict::error: ++g.errors; break;
+    }
+  }
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    groups[i].observed = observed(groups[i]);
+    groups[i].outcome = judge(groups[i]);
+    groups[i].violations_by_axis = tally_axes(members[i]);
+  }
+  return groups;
+}
+
+Summary summarize(const std::vector<CaseResult>& cases, const std::vector<CheckResult>& checks) {
+  Summary s;
+  for (const auto& c : cases) {
+    ++s.cases;
+    switch (c.verdict) {
+      case Verdict::holds: ++s.held; break;
+      case Verdict::violated: ++s.violated; break;
+      case Verdict::skipped: ++s.skipped; break;
+      case Verdict::error: ++s.errors; break;
+    }
+  }
+  bool errored = false;
+  for (const auto& g : checks) {
+    ++s.checks;
+    if (g.outcome == Outcome::as_expected) ++s.as_expected;
+    if (fails_gate(g.outcome)) ++s.unexpected;
+    if (g.outcome == Outcome::informational) ++s.informational;
+    if (g.outcome == Outcome::errored) errored = true;
+  }
+  s.exit_code = s.unexpected > 0            ? kExitUnexpected
+                : (errored || s.errors > 0) ? kExitInfrastructure
+                                            : kExitAsExpected;
+  return s;
+}
+
+}  // namespace samebits

@@ -1,0 +1,137 @@
+// The report model: what ran, where, with what result, in plain C++ types (no torch), so renderers
+// and the gate logic are testable anywhere. reports/report.schema.json describes its JSON form.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "contracts/json_document.h"
+
+namespace samebits {
+
+// Bumped on any change to the JSON layout: major for breaking changes, minor for additions.
+inline constexpr const char* kReportSchemaVersion = "1.0.0";
+
+// One element where two outputs disagree.
+struct Mismatch {
+  std::vector<std::int64_t> index;
+  double baseline = 0;
+  double variant = 0;
+  std::string baseline_bits;  // hex, the dtype's own width: 0x3f800000
+  std::string variant_bits;
+  std::optional<std::uint64_t> ulp;  // absent when not measurable (NaN vs number, integers)
+};
+
+// Comparison of one output: baseline (the reference side) vs variant.
+struct DiffStats {
+  std::string mode;  // bitwise, ulp, allclose, indices
+  std::string dtype;
+  std::vector<std::int64_t> shape;
+  std::int64_t numel = 0;
+  std::int64_t mismatched = 0;  // elements that fail the comparison
+  double mismatch_fraction = 0;
+  bool within = true;        // mismatches within the contract's budget (none by default)
+  double max_abs_error = 0;  // over all finite pairs
+  double max_rel_error = 0;
+  std::optional<std::uint64_t> max_ulp;  // floating point only; absent if a non-finite pair differs
+  std::vector<std::pair<std::string, std::int64_t>> ulp_histogram;  // bucket label -> count
+  std::int64_t nonfinite_mismatches = 0;
+  std::vector<Mismatch> first_mismatches;  // in index order, at most a handful
+  std::string tolerance;  // the rule applied, e.g. "rtol=1.3e-06 atol=1e-05 (float32 defaults)"
+};
+
+struct OutputResult {
+  std::string name;
+  std::string baseline_sha256;
+  std::string variant_sha256;
+  DiffStats diff;
+};
+
+enum class Verdict { holds, violated, skipped, error };
+std::string to_string(Verdict verdict);
+
+struct CaseResult {
+  std::string id;
+  std::string contract;
+  std::string check;
+  std::string kind;
+  std::string impl;
+  std::string device;
+  Json params = Json::object();  // every axis, defaults filled in
+  std::uint64_t seed = 0;
+  Verdict verdict = Verdict::skipped;
+  std::string expected;  // holds, violated, unknown (the check's expectation for impl on device)
+  std::string reason;    // why skipped, or the error
+  std::string baseline;  // what the variant is compared with, in words
+  std::string variant;
+  Json comparison = Json::object();
+  std::vector<OutputResult> outputs;
+  double duration_ms = 0;
+};
+
+// The verdict of one (contract, check, implementation, device) against its expectation.
+enum class Outcome {
+  as_expected,           // holds when expected to hold, or violated when expected to be violated
+  unexpected_violation,  // a new violation: fails the gate
+  stale_expectation,     // expected violated but now holds: fails the gate, update the contract
+  informational,         // no expectation given ("unknown")
+  not_run,               // every case skipped
+  errored,               // some case raised an error and nothing else decided the outcome
+};
+std::string to_string(Outcome outcome);
+bool fails_gate(Outcome outcome);
+
+struct AxisTally {
+  std::string axis;
+  std::string value;
+  std::int64_t violated = 0;
+  std::int64_t total = 0;
+};
+
+struct CheckResult {
+  std::string contract;
+  std::string check;
+  std::string kind;
+  std::string impl;
+  std::string device;
+  std::string expected;
+  std::string observed;  // holds, violated, skipped, error
+  Outcome outcome = Outcome::not_run;
+  std::int64_t cases = 0;
+  std::int64_t held = 0;
+  std::int64_t violated = 0;
+  std::int64_t skipped = 0;
+  std::int64_t errors = 0;
+  std::vector<AxisTally> violations_by_axis;  // for axes with several values
+};
+
+struct ContractInfo {
+  std::string name;
+  std::string source;
+  std::string sha256;
+  std::string op;
+  std::string description;
+};
+
+struct Summary {
+  std::int64_t cases = 0, held = 0, violated = 0, skipped = 0, errors = 0;
+  std::int64_t checks = 0, as_expected = 0, unexpected = 0, informational = 0;
+  int exit_code = 0;
+  double duration_s = 0;
+};
+
+struct Report {
+  Json tool = Json::object();         // name, version, git commit
+  Json command = Json::array();       // argv
+  Json settings = Json::object();     // device, seed, filter, case
+  Json environment = Json::object();  // GPU, driver, libraries, flags
+  std::string created;                // ISO-8601 UTC
+  std::vector<ContractInfo> contracts;
+  std::vector<CheckResult> checks;
+  std::vector<CaseResult> cases;
+  Summary summary;
+};
+
+}  // namespace samebits

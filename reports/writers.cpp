@@ -1,0 +1,68 @@
+// The JSON file writer and the terminal summary: the two renderings every run produces.
+// Both read the same Report; neither computes anything the report does not already hold.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "reports/atomic_file.h"
+#include "reports/json_report.h"
+#include "reports/report_writer.h"
+
+namespace samebits {
+
+void JsonReportWriter::do_write(const Report& report) {
+  write_file_atomically(path_, report_to_json(report).dump(2) + "\n");
+}
+
+namespace {
+
+const char* mark(Outcome outcome) {
+  switch (outcome) {
+    case Outcome::as_expected: return "ok";
+    case Outcome::unexpected_violation: return "FAIL new violation";
+    case Outcome::stale_expectation: return "FAIL now holds";
+    case Outcome::informational: return "info";
+    case Outcome::not_run: return "skipped";
+    case Outcome::errored: return "ERROR";
+  }
+  return "?";
+}
+
+int rank(Outcome outcome) {
+  if (fails_gate(outcome)) return 0;
+  if (outcome == Outcome::errored) return 1;
+  return 2;
+}
+
+}  // namespace
+
+void ConsoleSummaryWriter::do_write(const Report& report) {
+  std::vector<const CheckResult*> rows;
+  for (const auto& g : report.checks) rows.push_back(&g);
+  std::stable_sort(rows.begin(), rows.end(), [](const CheckResult* a, const CheckResult* b) {
+    return rank(a->outcome) < rank(b->outcome);
+  });
+  std::size_t w_contract = 8, w_check = 5, w_impl = 4;
+  for (const auto* g : rows) {
+    w_contract = std::max(w_contract, g->contract.size());
+    w_check = std::max(w_check, g->check.size());
+    w_impl = std::max(w_impl, g->impl.size());
+  }
+  fmt::print(out_, "\n{:<{}}  {:<{}}  {:<{}}  {:<6}  {:<8}  {:<8}  {:>13}  {}\n", "contract",
+             w_contract, "check", w_check, "impl", w_impl, "device", "expected", "observed",
+             "violated/run", "outcome");
+  for (const auto* g : rows) {
+    const std::int64_t run = g->held + g->violated;
+    fmt::print(out_, "{:<{}}  {:<{}}  {:<{}}  {:<6}  {:<8}  {:<8}  {:>13}  {}\n", g->contract,
+               w_contract, g->check, w_check, g->impl, w_impl, g->device, g->expected, g->observed,
+               fmt::format("{}/{}", g->violated, run), mark(g->outcome));
+  }
+  const Summary& s = report.summary;
+  fmt::print(out_,
+             "\n{} checks: {} as expected, {} unexpected, {} informational; {} cases: {} held, {} "
+             "violated, {} skipped, {} errors; {:.1f} s; exit {}\n",
+             s.checks, s.as_expected, s.unexpected, s.informational, s.cases, s.held, s.violated,
+             s.skipped, s.errors, s.duration_s, s.exit_code);
+}
+
+}  // namespace samebits
