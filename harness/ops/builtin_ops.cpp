@@ -2,12 +2,25 @@
 // Adding an op: write harness/ops/<op>.cpp with its factory, declare it in ops.h, list it here.
 #include "harness/ops/ops.h"
 
+#include <algorithm>
+
 namespace samebits {
 
 std::vector<std::unique_ptr<Op>> make_builtin_ops() {
   std::vector<std::unique_ptr<Op>> ops;
   ops.push_back(make_sum_op());
   ops.push_back(make_mean_op());
+  ops.push_back(make_softmax_op());
+  ops.push_back(make_log_softmax_op());
+  ops.push_back(make_topk_op());
+  ops.push_back(make_sort_op());
+  ops.push_back(make_matmul_op());
+  ops.push_back(make_linear_op());
+  ops.push_back(make_rmsnorm_op());
+  ops.push_back(make_sdpa_op());
+  ops.push_back(make_indexer_op());
+  // TEMPORARY while adapters are written: placeholders return nullptr.
+  ops.erase(std::remove(ops.begin(), ops.end(), nullptr), ops.end());
   return ops;
 }
 
