@@ -186,11 +186,17 @@ std::vector<Json> expand_range(const Json& node, const std::string& path, const 
   if (last < first) {
     throw_contract_error(file, rpath, fmt::format("empty range: last {} < first {}", last, first));
   }
-  if ((last - first) / step >= 1'000'000) {
+  // Unsigned: last - first and v += step may not fit in int64 near its ends.
+  const std::uint64_t span = static_cast<std::uint64_t>(last) - static_cast<std::uint64_t>(first);
+  const std::uint64_t steps = span / static_cast<std::uint64_t>(step);
+  if (steps >= 1'000'000) {
     throw_contract_error(file, rpath, "range has more than a million values");
   }
   std::vector<Json> out;
-  for (std::int64_t v = first; v <= last; v += step) out.emplace_back(v);
+  for (std::uint64_t i = 0; i <= steps; ++i) {
+    out.emplace_back(static_cast<std::int64_t>(static_cast<std::uint64_t>(first) +
+                                               i * static_cast<std::uint64_t>(step)));
+  }
   return out;
 }
 
@@ -284,17 +290,26 @@ Comparison parse_comparison(const Json& node, const std::string& path, const std
   return c;
 }
 
+// Every implementation needs an expectation, except the one an equivalence check compares against
+// (`against`), which is never compared with itself.
 std::map<std::string, std::map<std::string, Expectation>> parse_expect(
-    const ObjectReader& check, const std::vector<std::string>& impls) {
+    const ObjectReader& check, std::vector<std::string> impls, const std::string& against) {
   std::map<std::string, std::map<std::string, Expectation>> out;
   const Json& node = check.required("expect");
   const std::string path = check.child("expect");
   if (!node.is_object()) check.fail(path, "expected an object: implementation -> outcome");
+  const std::vector<std::string> all = impls;
+  impls.erase(std::remove(impls.begin(), impls.end(), against), impls.end());
   for (const auto& item : node.items()) {
     const std::string ipath = path + "/" + escape_pointer(item.key());
-    if (std::find(impls.begin(), impls.end(), item.key()) == impls.end()) {
+    if (!against.empty() && item.key() == against) {
+      check.fail(ipath, fmt::format("\"{}\" is what this equivalence check compares against; it is "
+                                    "not compared with itself, so it takes no expectation",
+                                    against));
+    }
+    if (std::find(all.begin(), all.end(), item.key()) == all.end()) {
       check.fail(ipath, fmt::format("\"{}\" is not one of this contract's implementations; {}",
-                                    item.key(), accepted(impls)));
+                                    item.key(), accepted(all)));
     }
     auto& by_device = out[item.key()];
     if (item.value().is_string()) {
@@ -457,10 +472,13 @@ Contract parse_contract(const std::string& text, const std::string& source) {
                fmt::format("\"{}\" is not one of this contract's implementations; {}",
                            check.against, accepted(c.implementations)));
       }
+      if (c.implementations.size() < 2) {
+        r.fail(path, "an equivalence check needs a second implementation to compare with \"against\"");
+      }
     } else if (!check.against.empty()) {
       r.fail(r.child("against"), "\"against\" applies only to equivalence checks");
     }
-    check.expect = parse_expect(r, c.implementations);
+    check.expect = parse_expect(r, c.implementations, check.against);
     c.checks.push_back(std::move(check));
   }
   return c;

@@ -85,7 +85,18 @@ at::Tensor ulp_distance(const at::Tensor& a, const at::Tensor& b) {
   if (a.scalar_type() != b.scalar_type() || !at::isFloatingType(a.scalar_type())) {
     throw std::invalid_argument("ulp_distance: both tensors must share one floating dtype");
   }
-  return (ordinal(a) - ordinal(b)).abs();
+  const at::Tensor oa = ordinal(a);
+  const at::Tensor ob = ordinal(b);
+  at::Tensor distance = (oa - ob).abs();
+  if (bit_width(a.scalar_type()) == 64) {
+    // Across zero the distance is |oa| + |ob|, which can pass 2^63 - 1 and wrap (2 vs -2 would
+    // come out negative, within every max_ulp): saturate instead.
+    const at::Tensor across_zero = oa.lt(0).logical_xor(ob.lt(0));
+    const at::Tensor too_far = across_zero.logical_and(
+        oa.abs().gt(ob.abs().neg().add(std::numeric_limits<std::int64_t>::max())));
+    distance.masked_fill_(too_far, std::numeric_limits<std::int64_t>::max());
+  }
+  return distance;
 }
 
 std::pair<double, double> default_tolerances(at::ScalarType dtype) {
@@ -180,12 +191,15 @@ DiffStats compare_tensors(const at::Tensor& baseline_in, const at::Tensor& varia
         break;
       }
     }
-    d.max_abs_error = abs_err.max().item<double>();
-    d.max_rel_error = rel_err.max().item<double>();
+    // max() of an empty tensor throws: empty outputs agree, with no error.
+    d.max_abs_error = d.numel ? abs_err.max().item<double>() : 0.0;
+    d.max_rel_error = d.numel ? rel_err.max().item<double>() : 0.0;
     d.nonfinite_mismatches = nonfinite_differs.sum().item<std::int64_t>();
     if (d.nonfinite_mismatches == 0) {
-      d.max_ulp = static_cast<std::uint64_t>(
-          at::where(finite, dist, at::zeros_like(dist)).max().item<std::int64_t>());
+      d.max_ulp =
+          d.numel ? static_cast<std::uint64_t>(
+                        at::where(finite, dist, at::zeros_like(dist)).max().item<std::int64_t>())
+                  : 0;
     }
     d.ulp_histogram = ulp_histogram(dist, finite);
   } else {
@@ -205,10 +219,14 @@ DiffStats compare_tensors(const at::Tensor& baseline_in, const at::Tensor& varia
 
   if (d.mismatched > 0) {
     const at::Tensor where = mismatch.nonzero().reshape({-1}).slice(0, 0, kFirstMismatches);
-    const at::Tensor bs = b.index_select(0, where).cpu();
+    // allclose judged against the exact float64 reference: show it, not its rounding (which may
+    // equal the variant); ULPs still count from the rounded reference.
+    const at::Tensor bs =
+        (how.mode == CompareMode::allclose ? b_exact : b).index_select(0, where).cpu();
+    const at::Tensor bs_rounded = b.index_select(0, where).cpu();
     const at::Tensor vs = v.index_select(0, where).cpu();
     const at::Tensor idx = where.cpu();
-    const at::Tensor dist = floating ? ulp_distance(bs, vs) : at::Tensor();
+    const at::Tensor dist = floating ? ulp_distance(bs_rounded, vs) : at::Tensor();
     for (std::int64_t i = 0; i < idx.numel(); ++i) {
       Mismatch m;
       m.index = unravel(idx[i].item<std::int64_t>(), variant_in.sizes());

@@ -19,8 +19,8 @@ inline constexpr std::int64_t kFirstMismatches = 8;
 // ULP distance between two values of one floating dtype: |ord(a) - ord(b)| where ord maps the bit
 // pattern to a signed integer (sign-magnitude to two's complement), so +0 and -0 are 0 apart.
 // fp32 and fp64 use their own width; fp16 and bf16 16 bits; fp8 e4m3fn and e5m2 8 bits.
-// Elementwise on tensors of equal dtype and shape; int64 result; non-finite pairs are not counted
-// here (the caller masks them).
+// Elementwise on tensors of equal dtype and shape; int64 result (fp64 distances past 2^63 - 1
+// saturate); non-finite pairs are not counted here (the caller masks them).
 at::Tensor ulp_distance(const at::Tensor& a, const at::Tensor& b);
 
 // The default (rtol, atol) of torch.testing.assert_close for a dtype (0, 0 for integers).

@@ -115,6 +115,7 @@ Json loaded_cublaslt_version() {
 }
 
 Json gpu_block(const at::Device& device) {
+  at::zeros({1}, at::TensorOptions().device(device));  // initializes the context and allocator
   Json j;
   int runtime = 0, driver = 0;
   cudaRuntimeGetVersion(&runtime);
@@ -165,7 +166,7 @@ Json environment_block(const at::Device& device) {
                    {"cpu", cpu_model()},
                    {"cpu_cores", std::thread::hardware_concurrency()}};
   j["torch"] = Json{{"version", TORCH_VERSION},
-                    {"cuda_compiled", at::hasCUDA()},
+                    {"cuda_available", at::hasCUDA()},
                     {"cudnn_compiled", at::detail::getCUDAHooks().hasCuDNN()}};
   j["compiler"] = fmt::format("{} {}", "g++", __VERSION__);
   j["flags"] = torch_flags();

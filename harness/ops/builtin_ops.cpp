@@ -2,8 +2,6 @@
 // Adding an op: write harness/ops/<op>.cpp with its factory, declare it in ops.h, list it here.
 #include "harness/ops/ops.h"
 
-#include <algorithm>
-
 namespace samebits {
 
 std::vector<std::unique_ptr<Op>> make_builtin_ops() {
@@ -19,8 +17,6 @@ std::vector<std::unique_ptr<Op>> make_builtin_ops() {
   ops.push_back(make_rmsnorm_op());
   ops.push_back(make_sdpa_op());
   ops.push_back(make_indexer_op());
-  // TEMPORARY while adapters are written: placeholders return nullptr.
-  ops.erase(std::remove(ops.begin(), ops.end(), nullptr), ops.end());
   return ops;
 }
 

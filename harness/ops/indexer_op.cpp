@@ -1,8 +1,220 @@
-// PLACEHOLDER: replaced by the op adapter; returns nullptr so the registry skips it.
+// The attention-indexer op of reference 000: per item q @ K^T, relu, * w, sum over heads, top-k.
+// Three ATen formulations show where a padded head sum and a sort instead of topk change bits.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "cases/dtypes.h"
+#include "cases/generators.h"
+#include "harness/ops/indexer_pipelines.h"
+#include "harness/ops/op_support.h"
 #include "harness/ops/ops.h"
 
 namespace samebits {
+namespace {
 
-std::unique_ptr<Op> make_indexer_op() { return nullptr; }
+constexpr const char* kLoop = "aten.loop";
+constexpr const char* kLoopSort = "aten.loop_sort";
+constexpr const char* kPadded = "aten.padded";
+
+// Neighbours (items 1, 2, ...) of an item of length L get lengths drawn uniformly from
+// [ceil(L / 2), floor(3 L / 2)], so every batch is ragged around the item under test.
+struct LengthRange {
+  std::int64_t shortest;
+  std::int64_t longest;
+};
+LengthRange neighbour_lengths(std::int64_t length) {
+  return {std::max<std::int64_t>(1, (length + 1) / 2), std::max<std::int64_t>(1, 3 * length / 2)};
+}
+
+// 2^-e with 4^e <= n < 4^(e + 1): about 1 / sqrt(n), and a power of two, so scaling keeps the
+// exact generators ("exact", "rounded", "distinct") exact. q gets it for head_dim (the softmax
+// scale), w for heads, so the scores stay O(1) whatever the sizes and one tolerance fits all.
+double power_of_two_inverse_sqrt(std::int64_t n) {
+  int e = 0;
+  while ((std::int64_t{4} << (2 * e)) <= n) ++e;
+  return std::ldexp(1.0, -e);
+}
+
+bool accepted_dtype(at::ScalarType t) {
+  return t == at::kBFloat16 || t == at::kHalf || t == at::kFloat;
+}
+
+class IndexerOp final : public Op {
+ public:
+  std::string name() const override { return "indexer"; }
+  std::string description() const override {
+    return "attention indexer per item: (q @ K^T).relu() * w[:, None], summed over heads, top-k "
+           "indices; q [H, d] and K [L, d] in the input dtype, w [H] float32";
+  }
+  std::vector<ImplSpec> implementations() const override {
+    return {{kLoop, "per item: matmul, relu, * w, sum(dim=0), at::topk", true, true},
+            {kLoopSort,
+             "per-item scores as in the loop, one stable descending at::argsort over a -inf "
+             "padded [B, maxL] buffer",
+             true, true},
+            {kPadded,
+             "keys zero-padded to [B, maxL, d], one bmm, relu, * w, sum over heads of the padded "
+             "[B, H, maxL] buffer, padding set to -inf, one stable argsort",
+             true, true}};
+  }
+  std::vector<AxisSpec> axes() const override {
+    using T = AxisSpec::Type;
+    return {{"heads", T::integer, 64, {}, "query heads H"},
+            {"head_dim", T::integer, 128, {}, "head dimension d"},
+            {"L",
+             T::integer,
+             nullptr,
+             {},
+             "keys of the item under test; neighbours draw theirs from [ceil(L/2), floor(3L/2)]"},
+            {"k", T::integer, 2048, {}, "indices kept per item (top-k)"},
+            {"zero_keys",
+             T::number,
+             0.0,
+             {},
+             "fraction of each item's key rows set to exactly zero (unwritten cache slots): their "
+             "scores are exactly 0 and tie"},
+            dtype_axis("bfloat16"),
+            generator_axis("normal")};
+  }
+  std::vector<std::string> outputs() const override { return {"scores", "indices"}; }
+  std::vector<CheckKind> checks() const override {
+    return {CheckKind::determinism,         CheckKind::batch_invariance,
+            CheckKind::position_invariance, CheckKind::padding_invariance,
+            CheckKind::equivalence,         CheckKind::reference};
+  }
+  std::vector<LayoutKind> layouts() const override { return {}; }
+  std::vector<PaddingMode> paddings() const override {
+    return {PaddingMode::right, PaddingMode::left};
+  }
+
+  std::optional<std::string> impossible(const Point& p) const override {
+    for (const char* axis : {"heads", "head_dim", "L", "k"}) {
+      if (p.integer(axis) < 1)
+        return fmt::format("{} must be positive, got {}", axis, p.integer(axis));
+    }
+    const double zero_keys = p.real("zero_keys");
+    if (!(zero_keys >= 0.0 && zero_keys <= 1.0))
+      return fmt::format("zero_keys is a fraction in [0, 1], got {}", zero_keys);
+    if (!accepted_dtype(parse_dtype(p.text("dtype")))) {
+      return fmt::format(
+          "the indexer takes bfloat16, float16 or float32 inputs, got {} (fp8 would need "
+          "at::_scaled_mm, which has no batched form for aten.padded)",
+          p.text("dtype"));
+    }
+    const std::int64_t k = p.integer("k");
+    if (p.has("lengths")) {
+      const auto lengths = p.integers("lengths");
+      const std::int64_t shortest = *std::min_element(lengths.begin(), lengths.end());
+      if (k > shortest) return fmt::format("k={} exceeds the shortest length {}", k, shortest);
+      return std::nullopt;
+    }
+    const std::int64_t length = p.integer("L");
+    if (p.integer_or("batch", 1) > 1) {
+      const LengthRange range = neighbour_lengths(length);
+      if (k > range.shortest) {
+        return fmt::format(
+            "k={} exceeds the shortest neighbour length {} (neighbours of L={} draw lengths from "
+            "[{}, {}])",
+            k, range.shortest, length, range.shortest, range.longest);
+      }
+    }
+    if (k > length) return fmt::format("k={} exceeds L={}", k, length);
+    return std::nullopt;
+  }
+
+  std::optional<std::string> unsupported(const Point& p, const std::string& impl,
+                                         const at::Device&) const override {
+    if (!p.has("padding")) return std::nullopt;
+    if (impl == kLoop) {
+      return "aten.loop runs every item alone and never forms a padded batch: padding has "
+             "nothing to change";
+    }
+    if (impl == kLoopSort && p.text_or("pad_fill", "neutral") == "canary") {
+      return "aten.loop_sort pads only its sort buffer, whose -inf fill the sort reads by design; "
+             "a NaN there is not a canary but a wrong fill";
+    }
+    return std::nullopt;
+  }
+
+  Item make_item(const Point& p, const Shared&, const ItemSpec& spec, const at::Device& device,
+                 at::Generator& gen) const override {
+    const std::int64_t heads = p.integer("heads");
+    const std::int64_t head_dim = p.integer("head_dim");
+    const std::int64_t length = spec.length > 0   ? spec.length
+                                : spec.index == 0 ? p.integer("L")
+                                                  : draw_length(p.integer("L"), device, gen);
+    const at::ScalarType dtype = parse_dtype(p.text("dtype"));
+    const std::string& generator = p.text("generator");
+
+    at::Tensor q = generate(generator, {heads, head_dim}, at::kFloat, device, gen)
+                       .mul_(power_of_two_inverse_sqrt(head_dim))
+                       .to(dtype);
+    at::Tensor keys = generate(generator, {length, head_dim}, at::kFloat, device, gen);
+    const auto zero_rows = static_cast<std::int64_t>(std::llround(p.real("zero_keys") * length));
+    if (zero_rows > 0) {
+      const at::Tensor rows =
+          at::randperm(length, gen, at::TensorOptions().dtype(at::kLong).device(device))
+              .narrow(0, 0, zero_rows);
+      keys.index_fill_(0, rows, 0.0);
+    }
+    keys = keys.to(dtype);
+    at::Tensor weights = generate(generator, {heads}, at::kFloat, device, gen)
+                             .mul_(power_of_two_inverse_sqrt(heads));
+    return {{q, keys, weights}, length};
+  }
+
+  std::vector<Outputs> run(const Point& p, const Shared&, const BatchRequest& r) const override {
+    if (r.layout.kind != LayoutKind::contiguous || r.chunk != 0) {
+      throw std::logic_error("indexer: layouts and chunking are not among its checks");
+    }
+    std::vector<IndexerInputs> items;
+    for (const Item* item : r.items) {
+      items.push_back({item->inputs.at(0), item->inputs.at(1), item->inputs.at(2)});
+    }
+    const std::int64_t k = p.integer("k");
+    const PaddingMode side = r.padding.value_or(PaddingMode::right);
+    std::vector<IndexerResult> results;
+    if (r.impl == kLoop) {
+      if (r.padding) throw Unsupported("aten.loop never forms a padded batch");
+      results = indexer_loop(items, k);
+    } else if (r.impl == kLoopSort) {
+      if (r.canary_padding) throw Unsupported("aten.loop_sort's sort buffer is -inf by design");
+      results = indexer_loop_sort(items, k, side);
+    } else if (r.impl == kPadded) {
+      results = indexer_padded(items, k, side, r.canary_padding);
+    } else {
+      throw std::invalid_argument(fmt::format("indexer: unknown implementation \"{}\"", r.impl));
+    }
+    std::vector<Outputs> out;
+    for (auto& result : results) {
+      out.push_back({{"scores", std::move(result.scores)}, {"indices", std::move(result.indices)}});
+    }
+    return out;
+  }
+
+  Outputs reference(const Point& p, const Shared&, const Item& item) const override {
+    IndexerResult result = indexer_reference(
+        {item.inputs.at(0), item.inputs.at(1), item.inputs.at(2)}, p.integer("k"));
+    return {{"scores", std::move(result.scores)}, {"indices", std::move(result.indices)}};
+  }
+
+ private:
+  static std::int64_t draw_length(std::int64_t length, const at::Device& device,
+                                  at::Generator& gen) {
+    const LengthRange range = neighbour_lengths(length);
+    return at::randint(range.shortest, range.longest + 1, {1}, gen,
+                       at::TensorOptions().dtype(at::kLong).device(device))
+        .item<std::int64_t>();
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Op> make_indexer_op() {
+  return std::make_unique<IndexerOp>();
+}
 
 }  // namespace samebits

@@ -1,8 +1,100 @@
-// PLACEHOLDER: replaced by the op adapter; returns nullptr so the registry skips it.
+// RMSNorm of [D] rows with a shared weight, batched as [B, D]: once composed from ATen ops (a
+// mean over the last dim, whose CUDA reduce config follows B) and once as at::rms_norm.
+#include <fmt/format.h>
+
+#include "cases/dtypes.h"
+#include "cases/generators.h"
+#include "harness/ops/op_support.h"
 #include "harness/ops/ops.h"
 
 namespace samebits {
+namespace {
 
-std::unique_ptr<Op> make_rmsnorm_op() { return nullptr; }
+constexpr const char* kComposed = "aten.composed";
+constexpr const char* kRmsNorm = "aten.rms_norm";
+
+class RmsNormOp final : public Op {
+ public:
+  std::string name() const override { return "rmsnorm"; }
+  std::string description() const override {
+    return "y = x * rsqrt(mean(x^2, -1) + eps) * w of [D] rows with a shared weight w [D], "
+           "batched as [B, D]; 16-bit inputs are normalised in float32 and cast back";
+  }
+  std::vector<ImplSpec> implementations() const override {
+    return {{kComposed,
+             "x * at::rsqrt(x.pow(2).mean(-1, keepdim) + eps) * w, all in float32 (16-bit x and w "
+             "upcast first, the product cast back): the Llama formulation",
+             true, true},
+            {kRmsNorm,
+             "at::rms_norm(x, {D}, w, eps): on CUDA the fused _fused_rms_norm kernel, on the CPU "
+             "ATen's composite (opmath upcast, the weight applied after the cast back)",
+             true, true}};
+  }
+  std::vector<AxisSpec> axes() const override {
+    return {{"D", AxisSpec::Type::integer, nullptr, {}, "row length (the normalised dim)"},
+            {"eps", AxisSpec::Type::number, 1e-6, {}, "added to the mean square"},
+            dtype_axis("float32"),
+            generator_axis("normal")};
+  }
+  std::vector<std::string> outputs() const override { return {"out"}; }
+  std::vector<CheckKind> checks() const override {
+    return {CheckKind::determinism,         CheckKind::batch_invariance,
+            CheckKind::position_invariance, CheckKind::layout_invariance,
+            CheckKind::equivalence,         CheckKind::reference};
+  }
+
+  std::optional<std::string> impossible(const Point& p) const override {
+    if (p.integer("D") < 1) return "D must be positive";
+    if (p.real("eps") < 0) return fmt::format("eps must not be negative, got {}", p.real("eps"));
+    return std::nullopt;
+  }
+
+  // w in [0.5, 1.5]: a trained norm weight's range, never zero.
+  Shared make_shared(const Point& p, const at::Device& device, at::Generator& gen) const override {
+    const at::Tensor w = generate("uniform", {p.integer("D")}, at::kFloat, device, gen);
+    return {{w.mul_(0.5).add_(1.0).to(parse_dtype(p.text("dtype")))}};
+  }
+
+  Item make_item(const Point& p, const Shared&, const ItemSpec&, const at::Device& device,
+                 at::Generator& gen) const override {
+    const std::int64_t d = p.integer("D");
+    return {{generate(p.text("generator"), {d}, parse_dtype(p.text("dtype")), device, gen)}, d};
+  }
+
+  std::vector<Outputs> run(const Point& p, const Shared& shared,
+                           const BatchRequest& r) const override {
+    std::vector<at::Tensor> rows;
+    for (const Item* item : r.items) rows.push_back(item->inputs.at(0));
+    const at::Tensor x = place(at::stack(rows), r.layout, 1);
+    const at::Tensor& w = shared.tensors.at(0);
+    const double eps = p.real("eps");
+    const at::Tensor all =
+        r.impl == kRmsNorm ? at::rms_norm(x, {x.size(1)}, w, eps) : composed(x, w, eps, at::kFloat);
+    std::vector<Outputs> out;
+    for (std::int64_t b = 0; b < all.size(0); ++b) out.push_back({{"out", all[b]}});
+    return out;
+  }
+
+  Outputs reference(const Point& p, const Shared& shared, const Item& item) const override {
+    const at::Tensor x = item.inputs.at(0).cpu().unsqueeze(0);
+    return {{"out", composed(x, shared.tensors.at(0).cpu(), p.real("eps"), at::kDouble)[0]}};
+  }
+
+ private:
+  // The normalisation in `compute` (float32, or float64 for the reference), cast back to x's dtype
+  // unless computing the reference.
+  static at::Tensor composed(const at::Tensor& x, const at::Tensor& w, double eps,
+                             at::ScalarType compute) {
+    const at::Tensor xc = x.to(compute);
+    const at::Tensor y = xc * at::rsqrt(xc.pow(2).mean(-1, /*keepdim=*/true) + eps) * w.to(compute);
+    return compute == at::kDouble ? y : y.to(x.scalar_type());
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Op> make_rmsnorm_op() {
+  return std::make_unique<RmsNormOp>();
+}
 
 }  // namespace samebits

@@ -1,9 +1,214 @@
-// PLACEHOLDER: replaced by the op adapter; returns nullptr so the registry skips it.
+// ATen top-k and sort of [N] rows, batched as [B, N]: selections whose indices depend on how ties
+// are broken, which differs between at::topk, an unstable sort and a stable sort.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+
+#include "cases/dtypes.h"
+#include "cases/generators.h"
+#include "harness/ops/op_support.h"
 #include "harness/ops/ops.h"
 
 namespace samebits {
+namespace {
 
-std::unique_ptr<Op> make_topk_op() { return nullptr; }
-std::unique_ptr<Op> make_sort_op() { return nullptr; }
+constexpr const char* kTopk = "aten.topk";
+constexpr const char* kStableArgsort = "aten.stable_argsort";
+constexpr const char* kStableSort = "aten.stable";
+constexpr const char* kUnstableSort = "aten.unstable";
+
+// A padding value that sorts after every real value: -inf for descending order, +inf ascending.
+at::Scalar sorts_last(bool descending) {
+  const double inf = std::numeric_limits<double>::infinity();
+  return descending ? -inf : inf;
+}
+
+std::vector<at::Tensor> item_rows(const BatchRequest& r) {
+  std::vector<at::Tensor> rows;
+  for (const Item* item : r.items) rows.push_back(item->inputs.at(0));
+  return rows;
+}
+
+Item make_row(const Point& p, const ItemSpec& spec, const at::Device& device, at::Generator& gen) {
+  const std::int64_t n = spec.length > 0 ? spec.length : p.integer("N");
+  return {{generate(p.text("generator"), {n}, parse_dtype(p.text("dtype")), device, gen)}, n};
+}
+
+// The batch of rows laid out as the request says; padded layouts pad the end of each row with
+// `fill`, which the caller's selection must never return.
+at::Tensor laid_out_rows(const BatchRequest& r, const at::Scalar& fill) {
+  const at::Tensor batch = at::stack(item_rows(r));
+  if (r.layout.kind == LayoutKind::padded) return pad_to_multiple(batch, r.layout.amount, 1, fill);
+  return place(batch, r.layout, 1);
+}
+
+// Splits [B, k] values and indices into per-item outputs, moving each row's indices back by
+// where the item starts in its padded row (left padding).
+std::vector<Outputs> per_item(const at::Tensor& values, const at::Tensor& indices,
+                              const std::vector<std::int64_t>& starts) {
+  std::vector<Outputs> out;
+  for (std::int64_t b = 0; b < values.size(0); ++b) {
+    const std::int64_t start = starts.empty() ? 0 : starts[static_cast<std::size_t>(b)];
+    out.push_back({{"values", values[b]}, {"indices", start ? indices[b] - start : indices[b]}});
+  }
+  return out;
+}
+
+class TopkOp final : public Op {
+ public:
+  std::string name() const override { return "topk"; }
+  std::string description() const override {
+    return "the k largest values of [N] rows and their indices, sorted descending, batched as "
+           "[B, N]; padding holds -inf";
+  }
+  std::vector<ImplSpec> implementations() const override {
+    return {{kTopk, "at::topk(x, k, -1, largest=true, sorted=true)", true, true},
+            {kStableArgsort,
+             "at::argsort(x, stable=true, -1, descending=true)[:, :k], values gathered: ties in "
+             "ascending index order",
+             true, true}};
+  }
+  std::vector<AxisSpec> axes() const override {
+    return {{"N", AxisSpec::Type::integer, nullptr, {}, "row length"},
+            {"k", AxisSpec::Type::integer, nullptr, {}, "how many values to select"},
+            dtype_axis("float32"),
+            generator_axis("normal")};
+  }
+  std::vector<std::string> outputs() const override { return {"values", "indices"}; }
+  std::vector<CheckKind> checks() const override {
+    return {
+        CheckKind::determinism,       CheckKind::batch_invariance,   CheckKind::position_invariance,
+        CheckKind::layout_invariance, CheckKind::padding_invariance, CheckKind::equivalence,
+        CheckKind::reference};
+  }
+  std::vector<LayoutKind> layouts() const override {
+    return {LayoutKind::strided, LayoutKind::offset, LayoutKind::padded};
+  }
+  // Packed rows would need a segmented top-k, which ATen does not have.
+  std::vector<PaddingMode> paddings() const override {
+    return {PaddingMode::right, PaddingMode::left};
+  }
+
+  std::optional<std::string> impossible(const Point& p) const override {
+    const std::int64_t k = p.integer("k");
+    if (k < 1) return fmt::format("k must be positive, got {}", k);
+    if (p.has("lengths")) {
+      const auto lengths = p.integers("lengths");
+      const std::int64_t shortest = *std::min_element(lengths.begin(), lengths.end());
+      if (k > shortest) {
+        return fmt::format(
+            "k={} exceeds the shortest row (lengths give {}): it would select padding", k,
+            shortest);
+      }
+      if (p.text_or("pad_fill", "neutral") == "canary") {
+        return "top-k takes no mask, so NaN canaries in the padding would be selected first; use "
+               "pad_fill \"neutral\" (-inf)";
+      }
+    } else if (k > p.integer("N")) {
+      return fmt::format("k={} exceeds N={}", k, p.integer("N"));
+    }
+    return std::nullopt;
+  }
+
+  Item make_item(const Point& p, const Shared&, const ItemSpec& spec, const at::Device& device,
+                 at::Generator& gen) const override {
+    return make_row(p, spec, device, gen);
+  }
+
+  std::vector<Outputs> run(const Point& p, const Shared&, const BatchRequest& r) const override {
+    const std::int64_t k = p.integer("k");
+    if (r.padding) {
+      const PaddedBatch padded = pad_batch(item_rows(r), 0, *r.padding, sorts_last(true));
+      const auto [values, indices] = select(padded.data, k, r.impl);
+      return per_item(values, indices, padded.starts);
+    }
+    const auto [values, indices] = select(laid_out_rows(r, sorts_last(true)), k, r.impl);
+    return per_item(values, indices, {});
+  }
+
+  // Descending with ties in ascending index order: the order a stable sort promises.
+  Outputs reference(const Point& p, const Shared&, const Item& item) const override {
+    const at::Tensor x = item.inputs.at(0).cpu().to(at::kDouble);
+    const at::Tensor indices =
+        at::argsort(x, /*stable=*/true, 0, /*descending=*/true).narrow(0, 0, p.integer("k"));
+    return {{"values", x.gather(0, indices)}, {"indices", indices}};
+  }
+
+ private:
+  static std::pair<at::Tensor, at::Tensor> select(const at::Tensor& rows, std::int64_t k,
+                                                  const std::string& impl) {
+    if (impl == kTopk) {
+      auto [values, indices] = at::topk(rows, k, -1, /*largest=*/true, /*sorted=*/true);
+      return {values, indices};
+    }
+    const at::Tensor indices =
+        at::argsort(rows, /*stable=*/true, -1, /*descending=*/true).narrow(1, 0, k);
+    return {rows.gather(1, indices), indices};
+  }
+};
+
+class SortOp final : public Op {
+ public:
+  std::string name() const override { return "sort"; }
+  std::string description() const override {
+    return "at::sort of [N] rows, batched as [B, N]: values and the permutation (indices)";
+  }
+  std::vector<ImplSpec> implementations() const override {
+    return {{kStableSort, "at::sort(x, stable=true, -1, descending): ties keep index order", true,
+             true},
+            {kUnstableSort, "at::sort(x, stable=false, -1, descending): tie order unspecified",
+             true, true}};
+  }
+  std::vector<AxisSpec> axes() const override {
+    return {{"N", AxisSpec::Type::integer, nullptr, {}, "row length"},
+            {"descending", AxisSpec::Type::flag, true, {}, "sort largest first"},
+            dtype_axis("float32"),
+            generator_axis("normal")};
+  }
+  std::vector<std::string> outputs() const override { return {"values", "indices"}; }
+  std::vector<CheckKind> checks() const override {
+    return {CheckKind::determinism,         CheckKind::batch_invariance,
+            CheckKind::position_invariance, CheckKind::layout_invariance,
+            CheckKind::equivalence,         CheckKind::reference};
+  }
+  std::vector<LayoutKind> layouts() const override {
+    return {LayoutKind::strided, LayoutKind::offset, LayoutKind::padded};
+  }
+
+  std::optional<std::string> impossible(const Point& p) const override {
+    if (p.integer("N") < 1) return "N must be positive";
+    return std::nullopt;
+  }
+
+  Item make_item(const Point& p, const Shared&, const ItemSpec& spec, const at::Device& device,
+                 at::Generator& gen) const override {
+    return make_row(p, spec, device, gen);
+  }
+
+  std::vector<Outputs> run(const Point& p, const Shared&, const BatchRequest& r) const override {
+    const bool descending = p.flag_or("descending", true);
+    const std::int64_t n = p.integer("N");
+    // Padded rows sort their padding last, so the first N places are the row's own.
+    const auto [values, indices] =
+        at::sort(laid_out_rows(r, sorts_last(descending)), r.impl == kStableSort, -1, descending);
+    return per_item(values.narrow(1, 0, n), indices.narrow(1, 0, n), {});
+  }
+
+  Outputs reference(const Point& p, const Shared&, const Item& item) const override {
+    const at::Tensor x = item.inputs.at(0).cpu().to(at::kDouble);
+    auto [values, indices] = at::sort(x, /*stable=*/true, 0, p.flag_or("descending", true));
+    return {{"values", values}, {"indices", indices}};
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Op> make_topk_op() {
+  return std::make_unique<TopkOp>();
+}
+std::unique_ptr<Op> make_sort_op() {
+  return std::make_unique<SortOp>();
+}
 
 }  // namespace samebits

@@ -1,0 +1,49 @@
+// The attention indexer's per-item pipeline (q @ K^T, relu, * w, sum over heads, top-k) written
+// three ways in ATen, as in the seed: a per-item loop, the loop with one batched sort, fully
+// padded.
+#pragma once
+
+#include <ATen/ATen.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "cases/varlen.h"
+
+namespace samebits {
+
+// One item: q [H, d] and keys [L, d] in the input dtype, head weights [H] in float32.
+struct IndexerInputs {
+  at::Tensor q;
+  at::Tensor keys;
+  at::Tensor weights;
+};
+
+// One item's outputs: scores [L] float32 (float64 for the reference), indices [k] int64.
+struct IndexerResult {
+  at::Tensor scores;
+  at::Tensor indices;
+};
+
+// The per-item head sum: (q @ K^T) in the input dtype, relu, times w[:, None] (promoting to
+// float32), summed over heads with sum(dim=0) on the contiguous [H, L] buffer.
+at::Tensor head_sum_scores(const IndexerInputs& item);
+
+// "aten.loop": per item, head_sum_scores then at::topk(scores, k).
+std::vector<IndexerResult> indexer_loop(const std::vector<IndexerInputs>& items, std::int64_t k);
+
+// "aten.loop_sort": per-item scores as in the loop, written into one -inf padded [B, maxL] buffer
+// (on the side `side` says), then one stable descending at::argsort over the batch, first k.
+std::vector<IndexerResult> indexer_loop_sort(const std::vector<IndexerInputs>& items,
+                                             std::int64_t k, PaddingMode side);
+
+// "aten.padded": keys padded to [B, maxL, d] (zeros, or NaN canaries), one bmm, relu, * w, sum over
+// heads on the padded [B, H, maxL] buffer, padded positions set to -inf, one stable argsort.
+std::vector<IndexerResult> indexer_padded(const std::vector<IndexerInputs>& items, std::int64_t k,
+                                          PaddingMode side, bool canary_padding);
+
+// The float64 CPU reference: the same pipeline on the same input values, with no rounding of the
+// q @ K^T products to the input dtype; indices by a stable descending sort of the float64 scores.
+IndexerResult indexer_reference(const IndexerInputs& item, std::int64_t k);
+
+}  // namespace samebits
