@@ -473,7 +473,8 @@ Contract parse_contract(const std::string& text, const std::string& source) {
                            check.against, accepted(c.implementations)));
       }
       if (c.implementations.size() < 2) {
-        r.fail(path, "an equivalence check needs a second implementation to compare with \"against\"");
+        r.fail(path,
+               "an equivalence check needs a second implementation to compare with \"against\"");
       }
     } else if (!check.against.empty()) {
       r.fail(r.child("against"), "\"against\" applies only to equivalence checks");

@@ -105,8 +105,9 @@ std::pair<double, double> default_tolerances(at::ScalarType dtype) {
     case at::kBFloat16: return {1.6e-2, 1e-5};
     case at::kFloat: return {1.3e-6, 1e-5};
     case at::kDouble: return {1e-7, 1e-7};
-    case at::kFloat8_e4m3fn:
-    case at::kFloat8_e5m2: return {1.25e-1, 1e-5};  // not in torch's table: 2^-3, e4m3's epsilon
+    // Not in torch's table: rtol is each format's epsilon (2^-3 for e4m3fn, 2^-2 for e5m2).
+    case at::kFloat8_e4m3fn: return {1.25e-1, 1e-5};
+    case at::kFloat8_e5m2: return {2.5e-1, 1e-5};
     default: return {0.0, 0.0};
   }
 }

@@ -241,7 +241,8 @@ std::vector<CaseSpec> plan_cases(const std::vector<std::unique_ptr<Contract>>& c
       const SweepDecl sweep = merge_sweeps(c->sweep, check.sweep);
       const auto points = expand_sweep(sweep, device);
       for (const auto& impl : c->implementations) {
-        // An equivalence check compares each implementation with `against`, not `against` with itself.
+        // An equivalence check compares each implementation with `against`, not `against` with
+        // itself.
         if (check.kind == CheckKind::equivalence && impl == check.against) continue;
         for (const auto& declared : points) {
           CaseSpec spec;

@@ -56,6 +56,13 @@ void write_file_atomically(const std::string& path, const std::string& content) 
     ::unlink(temp.c_str());
     fail("cannot move the new report over", path, err);
   }
+  // Make the rename itself durable: sync the folder that now names the new file.
+  const std::string folder = target.has_parent_path() ? target.parent_path().string() : ".";
+  const int dir = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir >= 0) {
+    ::fsync(dir);
+    ::close(dir);
+  }
 }
 
 }  // namespace samebits

@@ -219,8 +219,19 @@ at::Tensor attend(const AttentionCall& c, const SdpaImpl& impl) {
         at::_fused_sdp_choice(c.q, c.k, c.v, c.mask, 0.0, c.is_causal, std::nullopt, c.enable_gqa));
   }
   refuse_misaligned(backend, c);
-  return at::scaled_dot_product_attention(c.q, c.k, c.v, c.mask, 0.0, c.is_causal, std::nullopt,
-                                          c.enable_gqa);
+  try {
+    return at::scaled_dot_product_attention(c.q, c.k, c.v, c.mask, 0.0, c.is_causal, std::nullopt,
+                                            c.enable_gqa);
+  } catch (const c10::Error& e) {
+    // The memory-efficient kernel checks stride alignment only at launch ("query is not
+    // correctly aligned (strideM)"): a refusal of the inputs, raised before any work is done.
+    const std::string what = e.what_without_backtrace();
+    if (what.find("not correctly aligned") != std::string::npos) {
+      throw Unsupported(fmt::format("ATen's {} kernel refuses these inputs at launch: {}",
+                                    sdpa_backend_name(backend), what.substr(0, what.find('\n'))));
+    }
+    throw;
+  }
 }
 
 }  // namespace samebits

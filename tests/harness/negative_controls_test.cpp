@@ -1,0 +1,202 @@
+// Negative controls: the invariant implementation holds every check kind; each violator is caught
+// on its own check, with one-ULP evidence, and holds the others: every "holds" verdict can fail.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <tuple>
+
+#include "harness/runner.h"
+#include "reports/outcome.h"
+#include "tests/support/control_contract.h"
+#include "tests/support/control_op.h"
+#include "tests/support/test_names.h"
+
+namespace samebits {
+namespace {
+
+// The implementation that breaks `kind`.
+std::string violator_of(CheckKind kind) {
+  for (const auto& v : control_violators()) {
+    if (v.breaks == kind) return v.impl;
+  }
+  return "";
+}
+
+std::string describe(const CaseResult& r) {
+  std::string out = r.id + ": " + to_string(r.verdict);
+  if (!r.reason.empty()) out += " (" + r.reason + ")";
+  for (const auto& o : r.outputs) {
+    out += "\n  " + o.name + ": " + std::to_string(o.diff.mismatched) + " of " +
+           std::to_string(o.diff.numel) + " differ";
+    for (const auto& m : o.diff.first_mismatches) {
+      out += "\n    [";
+      for (std::size_t i = 0; i < m.index.size(); ++i)
+        out += (i ? "," : "") + std::to_string(m.index[i]);
+      out += "] baseline " + std::to_string(m.baseline) + " (" + m.baseline_bits + ") variant " +
+             std::to_string(m.variant) + " (" + m.variant_bits + ") ulp " +
+             (m.ulp ? std::to_string(*m.ulp) : std::string("-"));
+    }
+  }
+  return out;
+}
+
+using ControlParam = std::tuple<CheckKind, std::string>;  // check kind, implementation
+
+class NegativeControlTest : public ::testing::TestWithParam<ControlParam> {
+ protected:
+  CheckKind kind() const { return std::get<0>(GetParam()); }
+  const std::string& impl() const { return std::get<1>(GetParam()); }
+  bool breaks() const { return violator_of(kind()) == impl(); }
+};
+
+TEST_P(NegativeControlTest, VerdictMatchesTheFlaw) {
+  const auto cases = run_control_cases(kind(), impl(), "cpu");
+  ASSERT_FALSE(cases.empty()) << "no cases planned for " << impl() << " / " << to_string(kind());
+  const auto groups = judge_checks(cases);
+  ASSERT_EQ(groups.size(), 1u);
+  const CheckResult& group = groups[0];
+  const std::string expected = breaks() ? "violated" : "holds";
+  EXPECT_EQ(group.expected, expected);
+  EXPECT_EQ(group.observed, expected) << impl() << " on " << to_string(kind());
+  EXPECT_EQ(group.outcome, Outcome::as_expected);
+  EXPECT_EQ(group.skipped, 0);
+  EXPECT_EQ(group.errors, 0);
+  for (const auto& r : cases) {
+    SCOPED_TRACE(describe(r));
+    // A violator's flaw shows in every case of its check; everything else holds everywhere.
+    EXPECT_EQ(r.verdict, breaks() ? Verdict::violated : Verdict::holds);
+    ASSERT_EQ(r.outputs.size(), 2u) << "prefix and head";
+    for (const auto& o : r.outputs) {
+      EXPECT_GT(o.diff.numel, 0) << o.name;
+      if (r.verdict == Verdict::holds) {
+        EXPECT_EQ(o.diff.mismatched, 0) << o.name;
+        // Bitwise agreement between two float32 runs means equal digests too (the reference side
+        // is float64, and the equivalence check allows one ULP).
+        if (kind() != CheckKind::reference && kind() != CheckKind::equivalence) {
+          EXPECT_EQ(o.baseline_sha256, o.variant_sha256) << o.name;
+        }
+      }
+    }
+  }
+}
+
+class ViolationEvidenceTest : public ::testing::TestWithParam<CheckKind> {
+ protected:
+  CheckKind kind() const { return GetParam(); }
+};
+
+TEST_P(ViolationEvidenceTest, MismatchesWithBitsAndUlps) {
+  const auto cases = run_control_cases(kind(), violator_of(kind()), "cpu");
+  ASSERT_FALSE(cases.empty());
+  for (const auto& r : cases) {
+    SCOPED_TRACE(describe(r));
+    ASSERT_EQ(r.verdict, Verdict::violated);
+    EXPECT_FALSE(r.baseline.empty());
+    EXPECT_FALSE(r.variant.empty());
+    std::int64_t violated_outputs = 0;
+    for (const auto& o : r.outputs) {
+      const DiffStats& d = o.diff;
+      if (d.mismatched == 0 && kind() == CheckKind::equivalence) {
+        // The accumulators part ways only over enough terms: "head" (k values) may agree.
+        continue;
+      }
+      ++violated_outputs;
+      EXPECT_NE(o.baseline_sha256, o.variant_sha256) << o.name;
+      EXPECT_GT(d.mismatched, 0) << o.name;
+      EXPECT_FALSE(d.within) << o.name;
+      ASSERT_FALSE(d.first_mismatches.empty()) << o.name;
+      ASSERT_TRUE(d.max_ulp.has_value()) << o.name;
+      for (const auto& m : d.first_mismatches) {
+        EXPECT_NE(m.baseline_bits, m.variant_bits);
+        ASSERT_TRUE(m.ulp.has_value());
+        EXPECT_GT(*m.ulp, 0u);
+      }
+      if (kind() == CheckKind::equivalence) {
+        // float64 accumulation against the float32 sequence: more than the one ULP allowed.
+        EXPECT_GE(*d.max_ulp, 2u) << o.name;
+      } else {
+        // Every other flaw adds exactly one ULP upwards, to every element of the affected item.
+        EXPECT_EQ(*d.max_ulp, 1u) << o.name;
+        for (const auto& m : d.first_mismatches) {
+          EXPECT_EQ(*m.ulp, 1u);
+          EXPECT_GT(m.variant, m.baseline);
+        }
+      }
+    }
+    EXPECT_GT(violated_outputs, 0);
+  }
+}
+
+std::vector<ControlParam> all_pairs() {
+  std::vector<ControlParam> pairs;
+  for (const auto& v : control_violators()) {
+    for (const auto& impl : control_impl_names()) {
+      // The equivalence check compares every implementation with the invariant one.
+      if (v.breaks == CheckKind::equivalence && impl == kInvariantImpl) continue;
+      pairs.emplace_back(v.breaks, impl);
+    }
+  }
+  return pairs;
+}
+
+INSTANTIATE_TEST_SUITE_P(Controls, NegativeControlTest, ::testing::ValuesIn(all_pairs()),
+                         [](const ::testing::TestParamInfo<ControlParam>& info) {
+                           return camel_case(to_string(std::get<0>(info.param))) +
+                                  camel_case(std::get<1>(info.param));
+                         });
+
+std::vector<CheckKind> all_kinds() {
+  std::vector<CheckKind> kinds;
+  for (const auto& v : control_violators()) kinds.push_back(v.breaks);
+  return kinds;
+}
+
+INSTANTIATE_TEST_SUITE_P(Controls, ViolationEvidenceTest, ::testing::ValuesIn(all_kinds()),
+                         [](const ::testing::TestParamInfo<CheckKind>& info) {
+                           return camel_case(to_string(info.param)) +
+                                  camel_case(violator_of(info.param));
+                         });
+
+TEST(NegativeControls, EveryCheckKindHasOneViolator) {
+  for (const auto& name : check_kind_names()) {
+    int violators = 0;
+    for (const auto& v : control_violators()) violators += to_string(v.breaks) == name;
+    EXPECT_EQ(violators, 1) << name;
+  }
+}
+
+TEST(NegativeControls, UnsupportedDtypeIsSkippedWithAReason) {
+  const OpRegistry registry = control_registry();
+  std::vector<std::unique_ptr<Contract>> contracts;
+  contracts.push_back(std::make_unique<Contract>(parse_contract(
+      R"({"op": "control", "implementations": ["invariant"],
+          "sweep": {"L": [4], "dtype": ["float16"]},
+          "checks": [{"kind": "determinism", "expect": {"invariant": "holds"}}]})",
+      "tests/skip.json")));
+  const auto results =
+      run_cases(plan_cases(contracts, registry, "cpu", 0), at::Device(at::kCPU), RunnerOptions{});
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].verdict, Verdict::skipped);
+  EXPECT_EQ(results[0].reason, "the control op computes in float32 only");
+  const auto groups = judge_checks(results);
+  ASSERT_EQ(groups.size(), 1u);
+  EXPECT_EQ(groups[0].outcome, Outcome::not_run);
+}
+
+TEST(NegativeControls, SecondStreamIsSkippedOnTheCpu) {
+  const OpRegistry registry = control_registry();
+  std::vector<std::unique_ptr<Contract>> contracts;
+  contracts.push_back(std::make_unique<Contract>(parse_contract(
+      R"({"op": "control", "implementations": ["invariant"], "sweep": {"L": [4]},
+          "checks": [{"kind": "determinism", "sweep": {"repeat": ["second_stream"]},
+                      "expect": {"invariant": "holds"}}]})",
+      "tests/stream.json")));
+  const auto results =
+      run_cases(plan_cases(contracts, registry, "cpu", 0), at::Device(at::kCPU), RunnerOptions{});
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].verdict, Verdict::skipped);
+  EXPECT_NE(results[0].reason.find("second stream"), std::string::npos) << results[0].reason;
+}
+
+}  // namespace
+}  // namespace samebits

@@ -1,0 +1,266 @@
+// The JSON report: schema and version first, fixed key order at every level, non-finite numbers
+// as strings so the file stays valid JSON, and the terminal summary with surprises first.
+#include "reports/json_report.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "reports/outcome.h"
+#include "reports/report_writer.h"
+
+namespace samebits {
+namespace {
+
+std::vector<std::string> keys(const Json& object) {
+  std::vector<std::string> out;
+  for (const auto& item : object.items()) out.push_back(item.key());
+  return out;
+}
+
+Mismatch one_mismatch() {
+  Mismatch m;
+  m.index = {1, 2};
+  m.baseline = 1.0;
+  m.variant = 1.0000001192092896;  // 1 + 2^-23
+  m.baseline_bits = "0x3f800000";
+  m.variant_bits = "0x3f800001";
+  m.ulp = 1;
+  return m;
+}
+
+CaseResult violated_case() {
+  CaseResult c;
+  c.id = "sum/determinism/aten/cpu/N=3";
+  c.contract = "sum";
+  c.check = "determinism";
+  c.kind = "determinism";
+  c.impl = "aten";
+  c.device = "cpu";
+  c.params = Json::parse(R"({"N": 3, "dtype": "float32"})");
+  c.seed = 0xfedcba9876543210ULL;
+  c.verdict = Verdict::violated;
+  c.expected = "holds";
+  c.baseline = "first call";
+  c.variant = "second call";
+  c.comparison = Json::parse(R"({"mode": "bitwise"})");
+  OutputResult o;
+  o.name = "out";
+  o.baseline_sha256 = std::string(64, 'a');
+  o.variant_sha256 = std::string(64, 'b');
+  o.diff.mode = "bitwise";
+  o.diff.dtype = "float32";
+  o.diff.shape = {2, 3};
+  o.diff.numel = 6;
+  o.diff.mismatched = 1;
+  o.diff.mismatch_fraction = 1.0 / 6.0;
+  o.diff.within = false;
+  o.diff.max_abs_error = 1.1920928955078125e-07;
+  o.diff.max_ulp = 1;
+  o.diff.ulp_histogram = {{"0", 5}, {"1", 1}};
+  o.diff.first_mismatches = {one_mismatch()};
+  c.outputs = {o};
+  c.duration_ms = 1.5;
+  return c;
+}
+
+Report sample_report() {
+  Report r;
+  r.created = "2025-01-01T00:00:00Z";
+  r.tool = Json{{"name", "samebits"}};
+  r.command = Json::array({"samebits", "run"});
+  r.settings = Json{{"device", "cpu"}};
+  r.environment = Json{{"torch", "2.11.0"}};
+  r.contracts = {{"sum", "contracts/sum.json", std::string(64, 'c'), "sum", "x.sum(0)"}};
+  r.cases = {violated_case()};
+  r.checks = judge_checks(r.cases);
+  r.summary = summarize(r.cases, r.checks);
+  return r;
+}
+
+TEST(JsonReport, SchemaAndVersionComeFirst) {
+  const Json j = report_to_json(sample_report());
+  EXPECT_EQ(keys(j), (std::vector<std::string>{"schema", "schema_version", "created", "tool",
+                                               "command", "settings", "environment", "contracts",
+                                               "summary", "checks", "cases"}));
+  EXPECT_EQ(j["schema"], "samebits.report");
+  EXPECT_EQ(j["schema_version"], kReportSchemaVersion);
+  EXPECT_TRUE(std::regex_match(std::string(kReportSchemaVersion), std::regex(R"(\d+\.\d+\.\d+)")))
+      << "semantic version";
+}
+
+TEST(JsonReport, CaseKeyOrder) {
+  const Json j = report_to_json(sample_report());
+  EXPECT_EQ(keys(j["cases"][0]),
+            (std::vector<std::string>{"id", "contract", "check", "kind", "impl", "device", "params",
+                                      "seed", "verdict", "expected", "baseline", "variant",
+                                      "comparison", "outputs", "duration_ms"}));
+  EXPECT_EQ(keys(j["cases"][0]["outputs"][0]),
+            (std::vector<std::string>{"name", "baseline_sha256", "variant_sha256", "diff"}));
+}
+
+TEST(JsonReport, DiffAndMismatchKeyOrder) {
+  const Json diff = report_to_json(sample_report())["cases"][0]["outputs"][0]["diff"];
+  EXPECT_EQ(keys(diff), (std::vector<std::string>{
+                            "mode", "dtype", "shape", "numel", "mismatched", "mismatch_fraction",
+                            "within", "max_abs_error", "max_rel_error", "max_ulp",
+                            "nonfinite_mismatches", "ulp_histogram", "first_mismatches"}));
+  EXPECT_EQ(keys(diff["first_mismatches"][0]),
+            (std::vector<std::string>{"index", "baseline", "variant", "baseline_bits",
+                                      "variant_bits", "ulp"}));
+  EXPECT_EQ(keys(diff["ulp_histogram"]), (std::vector<std::string>{"0", "1"}));
+}
+
+TEST(JsonReport, CheckAndSummaryKeyOrder) {
+  const Json j = report_to_json(sample_report());
+  EXPECT_EQ(keys(j["checks"][0]),
+            (std::vector<std::string>{"contract", "check", "kind", "impl", "device", "expected",
+                                      "observed", "outcome", "cases", "held", "violated", "skipped",
+                                      "errors", "violations_by_axis"}));
+  EXPECT_EQ(keys(j["summary"]),
+            (std::vector<std::string>{"cases", "held", "violated", "skipped", "errors", "checks",
+                                      "as_expected", "unexpected", "informational", "exit_code",
+                                      "duration_s"}));
+  EXPECT_EQ(keys(j["contracts"][0]),
+            (std::vector<std::string>{"name", "source", "sha256", "op", "description"}));
+}
+
+TEST(JsonReport, EvidenceValues) {
+  const Json j = report_to_json(sample_report());
+  const Json& c = j["cases"][0];
+  EXPECT_EQ(c["seed"].get<std::uint64_t>(), 0xfedcba9876543210ULL) << "the full 64-bit seed";
+  EXPECT_EQ(c["verdict"], "violated");
+  const Json& m = c["outputs"][0]["diff"]["first_mismatches"][0];
+  EXPECT_EQ(m["index"], Json::parse("[1, 2]"));
+  EXPECT_EQ(m["baseline_bits"], "0x3f800000");
+  EXPECT_EQ(m["variant_bits"], "0x3f800001");
+  EXPECT_EQ(m["ulp"], 1);
+  EXPECT_EQ(j["checks"][0]["outcome"], "unexpected_violation");
+  EXPECT_EQ(j["summary"]["exit_code"], 1);
+}
+
+TEST(JsonReport, AbsentUlpsAreNull) {
+  CaseResult c = violated_case();
+  c.outputs[0].diff.max_ulp.reset();
+  c.outputs[0].diff.first_mismatches[0].ulp.reset();
+  const Json j = diff_to_json(c.outputs[0].diff);
+  EXPECT_TRUE(j["max_ulp"].is_null());
+  EXPECT_TRUE(j["first_mismatches"][0]["ulp"].is_null());
+}
+
+TEST(JsonReport, OptionalCaseFieldsAreLeftOut) {
+  CaseResult c = violated_case();
+  c.verdict = Verdict::skipped;
+  c.baseline.clear();
+  c.variant.clear();
+  c.reason = "flash attention needs CUDA";
+  c.outputs.clear();
+  Report r = sample_report();
+  r.cases = {c};
+  const Json j = report_to_json(r)["cases"][0];
+  EXPECT_EQ(j["reason"], "flash attention needs CUDA");
+  EXPECT_FALSE(j.contains("baseline"));
+  EXPECT_FALSE(j.contains("variant"));
+  EXPECT_EQ(j["outputs"], Json::array());
+}
+
+struct NonFinite {
+  std::string name;
+  double value;
+  Json written;
+};
+void PrintTo(const NonFinite& p, std::ostream* os) {
+  *os << p.name;
+}
+
+class NonFiniteTest : public ::testing::TestWithParam<NonFinite> {};
+
+// Each non-finite number goes into every double field that can hold one, then the report is
+// written to a file and read back with a strict parser.
+TEST_P(NonFiniteTest, WrittenAsValidJson) {
+  const NonFinite& p = GetParam();
+  Report r = sample_report();
+  DiffStats& d = r.cases[0].outputs[0].diff;
+  d.max_abs_error = p.value;
+  d.max_rel_error = p.value;
+  d.first_mismatches[0].baseline = p.value;
+  d.first_mismatches[0].variant = p.value;
+  const std::string path = ::testing::TempDir() + "samebits_nonfinite_" + p.name + "_" +
+                           std::to_string(::getpid()) + ".json";
+  JsonReportWriter(path).write(r);
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::remove(path.c_str());
+  Json back;
+  ASSERT_NO_THROW(back = Json::parse(text.str())) << text.str();
+  const Json& diff = back["cases"][0]["outputs"][0]["diff"];
+  EXPECT_EQ(diff["max_abs_error"], p.written);
+  EXPECT_EQ(diff["max_rel_error"], p.written);
+  EXPECT_EQ(diff["first_mismatches"][0]["baseline"], p.written);
+  EXPECT_EQ(diff["first_mismatches"][0]["variant"], p.written);
+}
+
+const NonFinite kNonFinite[] = {
+    {"NaN", std::numeric_limits<double>::quiet_NaN(), "nan"},
+    {"PositiveInfinity", std::numeric_limits<double>::infinity(), "inf"},
+    {"NegativeInfinity", -std::numeric_limits<double>::infinity(), "-inf"},
+    {"FiniteStaysANumber", 0.25, 0.25},
+};
+
+INSTANTIATE_TEST_SUITE_P(Report, NonFiniteTest, ::testing::ValuesIn(kNonFinite),
+                         [](const ::testing::TestParamInfo<NonFinite>& info) {
+                           return info.param.name;
+                         });
+
+TEST(JsonReportWriter, WritesOneNewlineTerminatedDocument) {
+  const std::string path =
+      ::testing::TempDir() + "samebits_writer_" + std::to_string(::getpid()) + ".json";
+  JsonReportWriter(path).write(sample_report());
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::remove(path.c_str());
+  ASSERT_FALSE(text.str().empty());
+  EXPECT_EQ(text.str().back(), '\n');
+  EXPECT_EQ(Json::parse(text.str()), report_to_json(sample_report()));
+}
+
+TEST(ConsoleSummary, SurprisesFirstThenTheTotals) {
+  Report r = sample_report();
+  CaseResult fine = violated_case();
+  fine.check = "layout_invariance";
+  fine.kind = "layout_invariance";
+  fine.id = "sum/layout_invariance/aten/cpu/N=3";
+  fine.expected = "violated";
+  r.cases = {fine, violated_case()};  // the expected violation first
+  r.checks = judge_checks(r.cases);
+  r.summary = summarize(r.cases, r.checks);
+  std::FILE* out = std::tmpfile();
+  ASSERT_NE(out, nullptr);
+  ConsoleSummaryWriter(out).write(r);
+  std::rewind(out);
+  std::string text;
+  char buf[512];
+  while (std::fgets(buf, sizeof(buf), out)) text += buf;
+  std::fclose(out);
+  const auto surprise = text.find("FAIL new violation");
+  const auto expected = text.find("ok\n");
+  ASSERT_NE(surprise, std::string::npos) << text;
+  ASSERT_NE(expected, std::string::npos) << text;
+  EXPECT_LT(surprise, expected) << "surprises are listed first:\n" << text;
+  EXPECT_NE(text.find("2 checks: 1 as expected, 1 unexpected"), std::string::npos) << text;
+  EXPECT_NE(text.find("exit 1"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace samebits

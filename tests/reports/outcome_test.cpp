@@ -1,0 +1,202 @@
+// The gate: each group's verdicts against its expectation (as expected, new violation, stale,
+// informational, not run, errored), the exit code, grouping, and per-axis violation tallies.
+#include "reports/outcome.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace samebits {
+namespace {
+
+CaseResult case_with(Verdict verdict, const std::string& expected, Json params = Json::object(),
+                     const std::string& check = "determinism") {
+  CaseResult c;
+  c.contract = "sum";
+  c.check = check;
+  c.kind = check;
+  c.impl = "aten";
+  c.device = "cpu";
+  c.expected = expected;
+  c.verdict = verdict;
+  c.params = std::move(params);
+  return c;
+}
+
+struct Rule {
+  std::string name;
+  std::string expected;
+  std::vector<Verdict> verdicts;
+  Outcome outcome;
+  std::string observed;
+  int exit_code;
+};
+void PrintTo(const Rule& p, std::ostream* os) {
+  *os << p.name;
+}
+
+class GateTest : public ::testing::TestWithParam<Rule> {};
+
+TEST_P(GateTest, OutcomeAndExitCode) {
+  const Rule& rule = GetParam();
+  std::vector<CaseResult> cases;
+  for (auto v : rule.verdicts) cases.push_back(case_with(v, rule.expected));
+  const auto checks = judge_checks(cases);
+  ASSERT_EQ(checks.size(), 1u);
+  EXPECT_EQ(to_string(checks[0].outcome), to_string(rule.outcome));
+  EXPECT_EQ(checks[0].observed, rule.observed);
+  EXPECT_EQ(checks[0].expected, rule.expected);
+  EXPECT_EQ(summarize(cases, checks).exit_code, rule.exit_code);
+}
+
+using V = Verdict;
+const Rule kRules[] = {
+    {"HoldsAsExpected", "holds", {V::holds, V::holds}, Outcome::as_expected, "holds", 0},
+    {"NewViolation",
+     "holds",
+     {V::holds, V::violated},
+     Outcome::unexpected_violation,
+     "violated",
+     1},
+    {"ViolatedAsExpected",
+     "violated",
+     {V::holds, V::violated},
+     Outcome::as_expected,
+     "violated",
+     0},
+    {"StaleExpectation", "violated", {V::holds, V::holds}, Outcome::stale_expectation, "holds", 1},
+    {"UnknownViolated", "unknown", {V::violated}, Outcome::informational, "violated", 0},
+    {"UnknownHolds", "unknown", {V::holds}, Outcome::informational, "holds", 0},
+    {"AllSkipped", "holds", {V::skipped, V::skipped}, Outcome::not_run, "skipped", 0},
+    {"SkippedCasesDoNotCount", "holds", {V::skipped, V::holds}, Outcome::as_expected, "holds", 0},
+    {"StaleDespiteSkips",
+     "violated",
+     {V::skipped, V::holds},
+     Outcome::stale_expectation,
+     "holds",
+     1},
+    {"ErrorLeavesHoldsUndecided", "holds", {V::holds, V::error}, Outcome::errored, "error", 3},
+    {"ErrorLeavesStaleUndecided", "violated", {V::holds, V::error}, Outcome::errored, "error", 3},
+    {"ViolationDecidesDespiteAnError",
+     "violated",
+     {V::error, V::violated},
+     Outcome::as_expected,
+     "violated",
+     3},
+    {"NewViolationBeatsAnError",
+     "holds",
+     {V::error, V::violated},
+     Outcome::unexpected_violation,
+     "violated",
+     1},
+};
+
+INSTANTIATE_TEST_SUITE_P(Outcome, GateTest, ::testing::ValuesIn(kRules),
+                         [](const ::testing::TestParamInfo<Rule>& info) {
+                           return info.param.name;
+                         });
+
+TEST(Gate, FailingOutcomes) {
+  EXPECT_TRUE(fails_gate(Outcome::unexpected_violation));
+  EXPECT_TRUE(fails_gate(Outcome::stale_expectation));
+  EXPECT_FALSE(fails_gate(Outcome::as_expected));
+  EXPECT_FALSE(fails_gate(Outcome::informational));
+  EXPECT_FALSE(fails_gate(Outcome::not_run));
+  EXPECT_FALSE(fails_gate(Outcome::errored));
+}
+
+TEST(Gate, GroupsByCheckImplementationAndDeviceInFirstSeenOrder) {
+  std::vector<CaseResult> cases;
+  cases.push_back(case_with(V::holds, "holds", Json::object(), "layout_invariance"));
+  cases.push_back(case_with(V::holds, "holds", Json::object(), "determinism"));
+  cases.push_back(case_with(V::violated, "holds", Json::object(), "layout_invariance"));
+  CaseResult on_cuda = case_with(V::holds, "holds", Json::object(), "determinism");
+  on_cuda.device = "cuda";
+  cases.push_back(on_cuda);
+  CaseResult other_impl = case_with(V::holds, "holds", Json::object(), "determinism");
+  other_impl.impl = "fast";
+  cases.push_back(other_impl);
+  const auto checks = judge_checks(cases);
+  ASSERT_EQ(checks.size(), 4u);
+  EXPECT_EQ(checks[0].check, "layout_invariance");
+  EXPECT_EQ(checks[0].cases, 2);
+  EXPECT_EQ(checks[0].violated, 1);
+  EXPECT_EQ(checks[1].check, "determinism");
+  EXPECT_EQ(checks[1].device, "cpu");
+  EXPECT_EQ(checks[2].device, "cuda");
+  EXPECT_EQ(checks[3].impl, "fast");
+}
+
+TEST(Gate, SummaryCounts) {
+  const std::vector<CaseResult> cases = {
+      case_with(V::holds, "holds", Json::object(), "a"),
+      case_with(V::violated, "holds", Json::object(), "b"),
+      case_with(V::skipped, "holds", Json::object(), "c"),
+      case_with(V::violated, "unknown", Json::object(), "d"),
+      case_with(V::violated, "violated", Json::object(), "e"),
+  };
+  const Summary s = summarize(cases, judge_checks(cases));
+  EXPECT_EQ(s.cases, 5);
+  EXPECT_EQ(s.held, 1);
+  EXPECT_EQ(s.violated, 3);
+  EXPECT_EQ(s.skipped, 1);
+  EXPECT_EQ(s.errors, 0);
+  EXPECT_EQ(s.checks, 5);
+  EXPECT_EQ(s.as_expected, 2);    // a, e
+  EXPECT_EQ(s.unexpected, 1);     // b
+  EXPECT_EQ(s.informational, 1);  // d
+  EXPECT_EQ(s.exit_code, kExitUnexpected);
+}
+
+TEST(Gate, ExitCodesAreTheDocumentedOnes) {
+  EXPECT_EQ(kExitAsExpected, 0);
+  EXPECT_EQ(kExitUnexpected, 1);
+  EXPECT_EQ(kExitUsage, 2);
+  EXPECT_EQ(kExitInfrastructure, 3);
+}
+
+TEST(ViolationsByAxis, TalliesAxesWithSeveralValues) {
+  // N takes 1 and 2 (violated only at 2, twice); dtype takes one value and is left out; layout
+  // takes two. A skipped and an errored case count nowhere.
+  const std::vector<CaseResult> cases = {
+      case_with(V::holds, "holds", Json::parse(R"({"N": 1, "dtype": "f32", "layout": "a"})")),
+      case_with(V::violated, "holds", Json::parse(R"({"N": 2, "dtype": "f32", "layout": "a"})")),
+      case_with(V::violated, "holds", Json::parse(R"({"N": 2, "dtype": "f32", "layout": "b"})")),
+      case_with(V::skipped, "holds", Json::parse(R"({"N": 3, "dtype": "f32", "layout": "b"})")),
+      case_with(V::error, "holds", Json::parse(R"({"N": 4, "dtype": "f32", "layout": "c"})")),
+  };
+  const auto checks = judge_checks(cases);
+  ASSERT_EQ(checks.size(), 1u);
+  const auto& t = checks[0].violations_by_axis;
+  ASSERT_EQ(t.size(), 4u);
+  EXPECT_EQ(t[0].axis, "N");
+  EXPECT_EQ(t[0].value, "1");
+  EXPECT_EQ(t[0].violated, 0);
+  EXPECT_EQ(t[0].total, 1);
+  EXPECT_EQ(t[1].axis, "N");
+  EXPECT_EQ(t[1].value, "2");
+  EXPECT_EQ(t[1].violated, 2);
+  EXPECT_EQ(t[1].total, 2);
+  EXPECT_EQ(t[2].axis, "layout");
+  EXPECT_EQ(t[2].value, "a");
+  EXPECT_EQ(t[2].violated, 1);
+  EXPECT_EQ(t[2].total, 2);
+  EXPECT_EQ(t[3].value, "b");
+  EXPECT_EQ(t[3].violated, 1);
+  EXPECT_EQ(t[3].total, 1);
+}
+
+TEST(ViolationsByAxis, ArrayValuesAreTheirJson) {
+  const std::vector<CaseResult> cases = {
+      case_with(V::violated, "holds", Json::parse(R"({"lengths": [3, 5]})")),
+      case_with(V::holds, "holds", Json::parse(R"({"lengths": [4]})")),
+  };
+  const auto t = judge_checks(cases)[0].violations_by_axis;
+  ASSERT_EQ(t.size(), 2u);
+  EXPECT_EQ(t[0].value, "[3,5]");
+  EXPECT_EQ(t[1].value, "[4]");
+}
+
+}  // namespace
+}  // namespace samebits
