@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Validates JSON files against samebits' JSON Schemas: contracts against contracts/contract.schema.json,
-reports against reports/report.schema.json. Exits 77 (CTest: skipped) when `jsonschema` is missing."""
+reports against reports/report.schema.json (.json or .json.gz). Exits 77 (CTest: skipped) when
+`jsonschema` is missing."""
+import gzip
 import json
 import sys
 
@@ -21,7 +23,7 @@ def main(argv):
     validator = jsonschema.Draft202012Validator(schema)
     failed = 0
     for path in argv[2:]:
-        with open(path) as f:
+        with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
             doc = json.load(f)
         errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.path))
         for e in errors[:5]:
