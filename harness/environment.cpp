@@ -114,6 +114,26 @@ Json loaded_cublaslt_version() {
   return get ? Json(static_cast<std::uint64_t>(get())) : Json(nullptr);
 }
 
+// The kernel driver's version (e.g. 580.159.04) from NVML, loaded at run time so that samebits
+// does not link against a library only GPU hosts have. null where NVML is missing.
+Json nvidia_driver_version() {
+  void* nvml = ::dlopen("libnvidia-ml.so.1", RTLD_LAZY | RTLD_LOCAL);
+  if (!nvml) return nullptr;
+  using Init = int (*)();
+  using GetVersion = int (*)(char*, unsigned int);
+  auto init = reinterpret_cast<Init>(::dlsym(nvml, "nvmlInit_v2"));
+  auto get = reinterpret_cast<GetVersion>(::dlsym(nvml, "nvmlSystemGetDriverVersion"));
+  auto shutdown = reinterpret_cast<Init>(::dlsym(nvml, "nvmlShutdown"));
+  Json version = nullptr;
+  char text[96] = {0};
+  if (init && get && shutdown && init() == 0) {
+    if (get(text, sizeof(text)) == 0) version = std::string(text);
+    shutdown();
+  }
+  ::dlclose(nvml);
+  return version;
+}
+
 Json gpu_block(const at::Device& device) {
   at::zeros({1}, at::TensorOptions().device(device));  // initializes the context and allocator
   Json j;
@@ -121,6 +141,7 @@ Json gpu_block(const at::Device& device) {
   cudaRuntimeGetVersion(&runtime);
   cudaDriverGetVersion(&driver);
   j["cuda_runtime"] = version_from_int(runtime);
+  j["driver"] = nvidia_driver_version();
   j["cuda_driver_api"] = version_from_int(driver);
   const auto& hooks = at::detail::getCUDAHooks();
   j["cudnn"] = hooks.hasCuDNN() ? Json(hooks.versionRuntimeCuDNN()) : Json(nullptr);
