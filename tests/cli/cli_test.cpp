@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "contracts/json_document.h"
+#include "tests/support/text_files.h"
 
 namespace samebits {
 namespace {
@@ -26,17 +27,8 @@ struct Result {
   std::string err;
 };
 
-std::string read(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void write(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-}
+using test_support::read_text;
+using test_support::write_text;
 
 std::vector<std::string> lines(const std::string& text) {
   std::vector<std::string> out;
@@ -67,7 +59,7 @@ class CliTest : public ::testing::Test {
     fs::remove_all(dir);
     fs::create_directories(dir);
     contract = dir / "tiny.json";
-    write(contract, kTiny);
+    write_text(contract, kTiny);
     report = dir / "report.json";
   }
   void TearDown() override { fs::remove_all(dir); }
@@ -80,8 +72,8 @@ class CliTest : public ::testing::Test {
     const int status = std::system(command.c_str());
     Result r;
     r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = read(out);
-    r.err = read(err);
+    r.out = read_text(out);
+    r.err = read_text(err);
     fs::remove(out);
     fs::remove(err);
     return r;
@@ -107,7 +99,8 @@ TEST_F(CliTest, ValidateAcceptsAGoodContract) {
 TEST_F(CliTest, MalformedContractGivesLineAndColumn) {
   // Line 3 is `  "implementations" ["aten"],`: the '[' where ':' belongs is column 21.
   const fs::path bad = dir / "bad.json";
-  write(bad, "{\n  \"op\": \"sum\",\n  \"implementations\" [\"aten\"],\n  \"checks\": []\n}\n");
+  write_text(bad,
+             "{\n  \"op\": \"sum\",\n  \"implementations\" [\"aten\"],\n  \"checks\": []\n}\n");
   const Result r = samebits("validate " + quoted(bad));
   EXPECT_EQ(r.exit_code, 2) << explain(r);
   EXPECT_NE(r.err.find(bad.string() + ":3:21: malformed JSON"), std::string::npos) << explain(r);
@@ -115,7 +108,7 @@ TEST_F(CliTest, MalformedContractGivesLineAndColumn) {
 
 TEST_F(CliTest, UnknownOpGivesItsJsonPath) {
   const fs::path bad = dir / "bad.json";
-  write(bad, R"({"op": "nosuchop", "implementations": ["aten"],
+  write_text(bad, R"({"op": "nosuchop", "implementations": ["aten"],
     "checks": [{"kind": "determinism", "expect": {"aten": "holds"}}]})");
   const Result r = samebits("validate " + quoted(bad));
   EXPECT_EQ(r.exit_code, 2) << explain(r);
@@ -138,7 +131,7 @@ TEST_F(CliTest, DryRunListsTheCaseIds) {
 TEST_F(CliTest, RunAsExpectedExitsZero) {
   const Result r = samebits(run_args(contract));
   ASSERT_EQ(r.exit_code, 0) << explain(r);
-  const Json j = Json::parse(read(report));
+  const Json j = Json::parse(read_text(report));
   EXPECT_EQ(j["schema"], "samebits.report");
   EXPECT_EQ(j["summary"]["cases"], 4);
   EXPECT_EQ(j["summary"]["exit_code"], 0);
@@ -158,17 +151,17 @@ TEST_F(CliTest, WrongExpectationExitsOne) {
   text.replace(text.find(holds), holds.size(),
                R"("kind": "determinism", "expect": {"aten": "violated"})");
   const fs::path wrong = dir / "wrong.json";
-  write(wrong, text);
+  write_text(wrong, text);
   const Result r = samebits(run_args(wrong));
   EXPECT_EQ(r.exit_code, 1) << explain(r);
-  const Json j = Json::parse(read(report));
+  const Json j = Json::parse(read_text(report));
   EXPECT_EQ(j["checks"][0]["outcome"], "stale_expectation");
   EXPECT_EQ(j["summary"]["exit_code"], 1);
 }
 
 TEST_F(CliTest, CaseRerunsExactlyOneCase) {
   ASSERT_EQ(samebits(run_args(contract)).exit_code, 0);
-  const Json full = Json::parse(read(report));
+  const Json full = Json::parse(read_text(report));
   ASSERT_EQ(full["cases"].size(), 4u);
   const Json& chosen = full["cases"][1];
   const std::string id = chosen["id"].get<std::string>();
@@ -176,7 +169,7 @@ TEST_F(CliTest, CaseRerunsExactlyOneCase) {
 
   const Result r = samebits(run_args(contract) + " --case '" + id + "'");
   ASSERT_EQ(r.exit_code, 0) << explain(r);
-  const Json one = Json::parse(read(report));
+  const Json one = Json::parse(read_text(report));
   ASSERT_EQ(one["cases"].size(), 1u);
   const Json& again = one["cases"][0];
   EXPECT_EQ(again["id"], chosen["id"]);
@@ -191,7 +184,7 @@ TEST_F(CliTest, CaseRerunsExactlyOneCase) {
 }
 
 TEST_F(CliTest, UnknownCaseExitsTwoAndKeepsTheReport) {
-  write(report, "earlier report");
+  write_text(report, "earlier report");
   const Result r = samebits(run_args(contract) + " --case 'tiny/determinism/aten/cpu/rows=2,N=4'");
   EXPECT_EQ(r.exit_code, 2) << explain(r);
   EXPECT_NE(r.err.find("no case has the id \"tiny/determinism/aten/cpu/rows=2,N=4\""),
@@ -200,24 +193,24 @@ TEST_F(CliTest, UnknownCaseExitsTwoAndKeepsTheReport) {
   EXPECT_NE(r.err.find("tiny/determinism/aten/cpu/rows=2,N=3"), std::string::npos)
       << "ids with the same prefix are suggested\n"
       << explain(r);
-  EXPECT_EQ(read(report), "earlier report");
+  EXPECT_EQ(read_text(report), "earlier report");
 }
 
 TEST_F(CliTest, MalformedContractKeepsTheReport) {
-  write(report, "earlier report");
+  write_text(report, "earlier report");
   const fs::path bad = dir / "bad.json";
-  write(bad, "{\"op\": \"sum\",,}");
+  write_text(bad, "{\"op\": \"sum\",,}");
   const Result r = samebits(run_args(bad));
   EXPECT_EQ(r.exit_code, 2) << explain(r);
   EXPECT_NE(r.err.find(bad.string() + ":1:14: malformed JSON"), std::string::npos) << explain(r);
-  EXPECT_EQ(read(report), "earlier report");
+  EXPECT_EQ(read_text(report), "earlier report");
 }
 
 TEST_F(CliTest, FilterSelectingNothingExitsTwo) {
-  write(report, "earlier report");
+  write_text(report, "earlier report");
   const Result r = samebits(run_args(contract) + " --filter 'no-such-case'");
   EXPECT_EQ(r.exit_code, 2) << explain(r);
-  EXPECT_EQ(read(report), "earlier report");
+  EXPECT_EQ(read_text(report), "earlier report");
 }
 
 TEST_F(CliTest, FilterSelectsMatchingIds) {

@@ -15,22 +15,15 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/text_files.h"
+
 namespace samebits {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string read(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void write(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-}
+using test_support::read_text;
+using test_support::write_text;
 
 // Every entry of a folder, by name.
 std::vector<std::string> entries(const fs::path& dir) {
@@ -61,22 +54,22 @@ class AtomicFileTest : public ::testing::Test {
 TEST_F(AtomicFileTest, WritesTheWholeContent) {
   const fs::path target = dir / "report.json";
   write_file_atomically(target.string(), "{\"a\": 1}\n");
-  EXPECT_EQ(read(target), "{\"a\": 1}\n");
+  EXPECT_EQ(read_text(target), "{\"a\": 1}\n");
   EXPECT_EQ(entries(dir), (std::vector<std::string>{"report.json"}));
 }
 
 TEST_F(AtomicFileTest, ReplacesAnEarlierFile) {
   const fs::path target = dir / "report.json";
-  write(target, "old report, longer than the new one");
+  write_text(target, "old report, longer than the new one");
   write_file_atomically(target.string(), "new");
-  EXPECT_EQ(read(target), "new");
+  EXPECT_EQ(read_text(target), "new");
   EXPECT_EQ(entries(dir), (std::vector<std::string>{"report.json"}));
 }
 
 TEST_F(AtomicFileTest, CreatesMissingFolders) {
   const fs::path target = dir / "a" / "b" / "report.json";
   write_file_atomically(target.string(), "x");
-  EXPECT_EQ(read(target), "x");
+  EXPECT_EQ(read_text(target), "x");
 }
 
 TEST_F(AtomicFileTest, TargetIsADirectory) {
@@ -92,7 +85,7 @@ TEST_F(AtomicFileTest, TargetIsADirectory) {
 TEST_F(AtomicFileTest, TemporaryFileCannotBeCreated) {
   // The temporary name beside the target is taken by a directory: open() fails, even for root.
   const fs::path target = dir / "report.json";
-  write(target, "earlier report");
+  write_text(target, "earlier report");
   fs::create_directories(target.string() + ".tmp." + std::to_string(::getpid()));
   try {
     write_file_atomically(target.string(), "new");
@@ -100,34 +93,35 @@ TEST_F(AtomicFileTest, TemporaryFileCannotBeCreated) {
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("report.json"), std::string::npos) << e.what();
   }
-  EXPECT_EQ(read(target), "earlier report");
+  EXPECT_EQ(read_text(target), "earlier report");
 }
 
 TEST_F(AtomicFileTest, ParentIsAFile) {
   const fs::path blocker = dir / "not_a_folder";
-  write(blocker, "a file");
+  write_text(blocker, "a file");
   const fs::path target = blocker / "report.json";
   EXPECT_THROW(write_file_atomically(target.string(), "new"), std::runtime_error);
-  EXPECT_EQ(read(blocker), "a file");
+  EXPECT_EQ(read_text(blocker), "a file");
   EXPECT_EQ(entries(dir), (std::vector<std::string>{"not_a_folder"}));
 }
 
 TEST_F(AtomicFileTest, FolderNotWritable) {
   if (::geteuid() == 0) GTEST_SKIP() << "root writes into read-only folders";
   const fs::path target = dir / "report.json";
-  write(target, "earlier report");
+  write_text(target, "earlier report");
   fs::permissions(dir, fs::perms::owner_read | fs::perms::owner_exec);
   EXPECT_THROW(write_file_atomically(target.string(), "new"), std::runtime_error);
   fs::permissions(dir, fs::perms::owner_all);
-  EXPECT_EQ(read(target), "earlier report");
+  EXPECT_EQ(read_text(target), "earlier report");
   EXPECT_EQ(entries(dir), (std::vector<std::string>{"report.json"}));
 }
 
 TEST_F(AtomicFileTest, FileSizeLimitFailsTheWrite) {
-  // A child process limited to 4 bytes per file (with SIGXFSZ ignored, write() fails with EFBIG)
-  // tries to replace a 14-byte report with 1000 bytes; the report must survive, without temp files.
+  // A child process limited to 4 bytes per file (with SIGXFSZ ignored, write_text() fails with
+  // EFBIG) tries to replace a 14-byte report with 1000 bytes; the report must survive, without temp
+  // files.
   const fs::path target = dir / "report.json";
-  write(target, "earlier report");
+  write_text(target, "earlier report");
   const pid_t child = ::fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
@@ -147,7 +141,7 @@ TEST_F(AtomicFileTest, FileSizeLimitFailsTheWrite) {
   ASSERT_EQ(::waitpid(child, &status, 0), child);
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0) << "the write must throw";
-  EXPECT_EQ(read(target), "earlier report");
+  EXPECT_EQ(read_text(target), "earlier report");
   EXPECT_EQ(entries(dir), (std::vector<std::string>{"report.json"})) << "no temporary file left";
 }
 
