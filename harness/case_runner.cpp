@@ -50,8 +50,11 @@ BatchRequest make_request(const std::string& impl, std::vector<const Item*> item
   return request;
 }
 
-std::vector<Outputs> run(const CaseSpec& spec, const Shared& shared, BatchRequest request) {
+// Runs the op for one side of the comparison, its launches tagged for kernel capture.
+std::vector<Outputs> run(const CaseSpec& spec, const Shared& shared, BatchRequest request,
+                         const KernelTags& tags, bool variant) {
   if (request.impl.empty()) request.impl = spec.impl;
+  const KernelCapture::Pending pending(tags.capture, variant ? tags.variant : tags.baseline);
   return spec.op->run(spec.resolved, shared, request);
 }
 
@@ -98,13 +101,14 @@ void compare_sides(const CaseSpec& spec, const std::vector<Outputs>& baseline,
 }
 
 std::vector<Outputs> on_second_stream(const CaseSpec& spec, const Shared& shared,
-                                      const BatchRequest& request, const at::Device& device) {
+                                      const BatchRequest& request, const at::Device& device,
+                                      const KernelTags& tags) {
   if (!device.is_cuda()) throw Unsupported("a second stream exists only on CUDA");
   const c10::cuda::CUDAStream stream = c10::cuda::getStreamFromPool(false, device.index());
   std::vector<Outputs> out;
   {
     c10::cuda::CUDAStreamGuard guard(stream);
-    out = run(spec, shared, request);
+    out = run(spec, shared, request, tags, true);
   }
   stream.synchronize();
   return out;
@@ -122,7 +126,7 @@ std::vector<Item> batch_around(const CaseInputs& inputs, const Item& probe, std:
 
 }  // namespace
 
-CaseRun run_case(const CaseSpec& spec, const at::Device& device) {
+CaseRun run_case(const CaseSpec& spec, const at::Device& device, const KernelTags& tags) {
   const Point& p = spec.resolved;
   if (auto why = spec.op->unsupported(p, spec.impl, device)) throw Unsupported(*why);
   const CaseInputs inputs(spec, device);
@@ -139,10 +143,10 @@ CaseRun run_case(const CaseSpec& spec, const at::Device& device) {
     case CheckKind::determinism: {
       const auto items = batch_of(batch);
       const BatchRequest request = make_request(spec.impl, pointers(items));
-      const auto first = run(spec, shared, request);
+      const auto first = run(spec, shared, request, tags, false);
       const bool second_stream = p.text("repeat") == "second_stream";
-      const auto second = second_stream ? on_second_stream(spec, shared, request, device)
-                                        : run(spec, shared, request);
+      const auto second = second_stream ? on_second_stream(spec, shared, request, device, tags)
+                                        : run(spec, shared, request, tags, true);
       result.baseline = fmt::format("first call, batch of {}", batch);
       result.variant =
           second_stream ? "second call on a second CUDA stream" : "second call, same stream";
@@ -151,10 +155,10 @@ CaseRun run_case(const CaseSpec& spec, const at::Device& device) {
     }
     case CheckKind::batch_invariance: {
       const Item probe = inputs.make(0);
-      const auto alone = run(spec, shared, make_request(spec.impl, {&probe}));
+      const auto alone = run(spec, shared, make_request(spec.impl, {&probe}), tags, false);
       const std::int64_t pos = position_index(p.text("position"), batch);
       const auto items = batch_around(inputs, probe, batch, pos);
-      const auto batched = run(spec, shared, make_request(spec.impl, pointers(items)));
+      const auto batched = run(spec, shared, make_request(spec.impl, pointers(items)), tags, true);
       result.baseline = "item alone (batch of 1)";
       result.variant = fmt::format("item at position {} of a batch of {}", pos, batch);
       compare_sides(spec, alone, {batched.at(static_cast<std::size_t>(pos))}, result);
@@ -165,7 +169,7 @@ CaseRun run_case(const CaseSpec& spec, const at::Device& device) {
       const std::int64_t pos = position_index(p.text("position"), batch);
       auto items = batch_around(inputs, probe, batch, pos);
       items[0] = probe;
-      const auto batched = run(spec, shared, make_request(spec.impl, pointers(items)));
+      const auto batched = run(spec, shared, make_request(spec.impl, pointers(items)), tags, true);
       result.baseline = fmt::format("item at position 0 of a batch of {}", batch);
       result.variant = fmt::format("the same item at position {}", pos);
       compare_sides(spec, {batched.at(0)}, {batched.at(static_cast<std::size_t>(pos))}, result);
@@ -173,10 +177,11 @@ CaseRun run_case(const CaseSpec& spec, const at::Device& device) {
     }
     case CheckKind::layout_invariance: {
       const auto items = batch_of(batch);
-      const auto contiguous = run(spec, shared, make_request(spec.impl, pointers(items)));
+      const auto contiguous =
+          run(spec, shared, make_request(spec.impl, pointers(items)), tags, false);
       BatchRequest laid_out = make_request(spec.impl, pointers(items));
       laid_out.layout = parse_layout(p.text("layout"));
-      const auto other = run(spec, shared, laid_out);
+      const auto other = run(spec, shared, laid_out, tags, true);
       result.baseline = fmt::format("contiguous batch of {}", batch);
       result.variant = fmt::format("the same values laid out {}", laid_out.layout.text);
       compare_sides(spec, contiguous, other, result);
@@ -188,11 +193,11 @@ CaseRun run_case(const CaseSpec& spec, const at::Device& device) {
       for (auto len : p.integers("lengths")) items.push_back(inputs.make(index++, len));
       std::vector<Outputs> alone;
       for (const auto& item : items)
-        alone.push_back(run(spec, shared, make_request(spec.impl, {&item})).at(0));
+        alone.push_back(run(spec, shared, make_request(spec.impl, {&item}), tags, false).at(0));
       BatchRequest together = make_request(spec.impl, pointers(items));
       together.padding = parse_padding_mode(p.text("padding"));
       together.canary_padding = p.text("pad_fill") == "canary";
-      const auto batched = run(spec, shared, together);
+      const auto batched = run(spec, shared, together, tags, true);
       result.baseline = "each sequence alone";
       result.variant = fmt::format("the sequences in one {} batch ({} padding)", p.text("padding"),
                                    p.text("pad_fill"));
@@ -201,10 +206,10 @@ CaseRun run_case(const CaseSpec& spec, const at::Device& device) {
     }
     case CheckKind::chunking_invariance: {
       const auto items = batch_of(batch);
-      const auto whole = run(spec, shared, make_request(spec.impl, pointers(items)));
+      const auto whole = run(spec, shared, make_request(spec.impl, pointers(items)), tags, false);
       BatchRequest chunked = make_request(spec.impl, pointers(items));
       chunked.chunk = p.integer("chunk");
-      const auto pieces = run(spec, shared, chunked);
+      const auto pieces = run(spec, shared, chunked, tags, true);
       result.baseline = "one prefill";
       result.variant = chunked.chunk == 1
                            ? "token-by-token decode over a KV cache"
@@ -217,8 +222,8 @@ CaseRun run_case(const CaseSpec& spec, const at::Device& device) {
       if (auto why = spec.op->unsupported(p, against, device))
         throw Unsupported(against + ": " + *why);
       const auto items = batch_of(batch);
-      const auto theirs = run(spec, shared, make_request(against, pointers(items)));
-      const auto ours = run(spec, shared, make_request(spec.impl, pointers(items)));
+      const auto theirs = run(spec, shared, make_request(against, pointers(items)), tags, false);
+      const auto ours = run(spec, shared, make_request(spec.impl, pointers(items)), tags, true);
       result.baseline = against;
       result.variant = spec.impl;
       compare_sides(spec, theirs, ours, result);
@@ -228,7 +233,7 @@ CaseRun run_case(const CaseSpec& spec, const at::Device& device) {
       const auto items = batch_of(batch);
       std::vector<Outputs> reference;
       for (const auto& item : items) reference.push_back(spec.op->reference(p, shared, item));
-      const auto ours = run(spec, shared, make_request(spec.impl, pointers(items)));
+      const auto ours = run(spec, shared, make_request(spec.impl, pointers(items)), tags, true);
       for (auto& outs : reference) {
         for (auto& o : outs) o.value = o.value.to(device);
       }

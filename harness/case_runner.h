@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/kernel_capture.h"
 #include "harness/plan.h"
 #include "reports/report.h"
 
@@ -19,8 +20,16 @@ struct CaseRun {
   std::vector<OutputResult> outputs;
 };
 
+// The CUPTI tags a case's two sides carry; with no capture, nothing is tagged. When both sides come
+// from one call (position_invariance), its launches count as the variant's.
+struct KernelTags {
+  KernelCapture* capture = nullptr;
+  std::uint64_t baseline = 0;
+  std::uint64_t variant = 0;
+};
+
 // Throws Unsupported when the case cannot run here (recorded as skipped); any other exception
 // is the case's error.
-CaseRun run_case(const CaseSpec& spec, const at::Device& device);
+CaseRun run_case(const CaseSpec& spec, const at::Device& device, const KernelTags& tags = {});
 
 }  // namespace samebits

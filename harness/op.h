@@ -8,12 +8,14 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cases/layout.h"
 #include "cases/sweep.h"
 #include "cases/varlen.h"
 #include "contracts/contract.h"
+#include "harness/kernel_capture.h"
 
 namespace samebits {
 
@@ -108,9 +110,23 @@ class Op {
   virtual Item make_item(const Point& point, const Shared& shared, const ItemSpec& spec,
                          const at::Device& device, at::Generator& gen) const = 0;
   // Outputs per item, in request order; each item's outputs have the same shapes whatever the
-  // request's layout, padding or chunking.
+  // request's layout, padding or chunking. Wrap the ATen calls under test in a ComputeScope
+  // (harness/kernel_capture.h) so kernel capture records them and not the layout's copies.
   virtual std::vector<Outputs> run(const Point& point, const Shared& shared,
                                    const BatchRequest& request) const = 0;
+  // Integer properties a kernel choice may follow at this point and layout (for dispatch sweeps):
+  // by default the point's integer axes and the batch size; ops add what their layout implies
+  // (row stride, storage offset).
+  virtual std::vector<std::pair<std::string, std::int64_t>> dispatch_properties(
+      const Point& point, const BatchRequest& request) const {
+    std::vector<std::pair<std::string, std::int64_t>> out;
+    for (const auto& item : point.values().items()) {
+      if (item.value().is_number_integer())
+        out.emplace_back(item.key(), item.value().get<std::int64_t>());
+    }
+    out.emplace_back("batch", static_cast<std::int64_t>(request.items.size()));
+    return out;
+  }
   // The float64 CPU reference of one item (for reference checks); outputs in float64/int64.
   virtual Outputs reference(const Point& point, const Shared& shared, const Item& item) const {
     throw Unsupported(name() + " has no float64 reference");

@@ -10,6 +10,7 @@
 #include <chrono>
 
 #include "harness/case_runner.h"
+#include "harness/kernel_capture.h"
 #include "harness/progress.h"
 #include "reports/json_report.h"
 
@@ -44,7 +45,20 @@ std::vector<CaseResult> run_cases(const std::vector<CaseSpec>& cases, const at::
   results.reserve(cases.size());
   Progress progress(static_cast<std::int64_t>(cases.size()), options.progress);
   std::string broken;  // why the device became unusable, once it has
+  // Kernel lists arrive from CUPTI in batches; hand them to their cases every so often.
+  const auto collect_kernels = [&]() {
+    if (!options.capture) return;
+    auto by_tag = options.capture->take();
+    for (auto& [tag, launches] : by_tag) {
+      const std::size_t index = (tag - 1) / 2;
+      if (index >= results.size()) continue;
+      auto& into = tag % 2 == 1 ? results[index].baseline_kernels : results[index].variant_kernels;
+      into = std::move(launches);
+    }
+  };
   for (const auto& spec : cases) {
+    const std::uint64_t number = results.size();
+    const KernelTags tags{options.capture, 2 * number + 1, 2 * number + 2};
     CaseResult r;
     r.id = spec.id;
     r.contract = spec.contract->name;
@@ -62,7 +76,7 @@ std::vector<CaseResult> run_cases(const std::vector<CaseSpec>& cases, const at::
       r.reason = broken;
     } else {
       try {
-        CaseRun run = run_case(spec, device);
+        CaseRun run = run_case(spec, device, tags);
         r.verdict = run.verdict;
         r.baseline = std::move(run.baseline);
         r.variant = std::move(run.variant);
@@ -90,7 +104,9 @@ std::vector<CaseResult> run_cases(const std::vector<CaseSpec>& cases, const at::
     const bool surprising = r.verdict == Verdict::violated && r.expected == "holds";
     progress.step(spec.id, surprising);
     results.push_back(std::move(r));
+    if (results.size() % 128 == 0 && broken.empty()) collect_kernels();
   }
+  if (broken.empty()) collect_kernels();
   progress.finish();
   return results;
 }

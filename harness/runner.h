@@ -11,8 +11,11 @@
 
 namespace samebits {
 
+class KernelCapture;
+
 struct RunnerOptions {
-  bool progress = false;  // draw a progress bar on stderr
+  bool progress = false;             // draw a progress bar on stderr
+  KernelCapture* capture = nullptr;  // when set, each case records the kernels its sides launched
 };
 
 std::vector<CaseResult> run_cases(const std::vector<CaseSpec>& cases, const at::Device& device,

@@ -51,6 +51,8 @@ Json case_to_json(const CaseResult& c) {
     outputs.push_back(out);
   }
   j["outputs"] = outputs;
+  if (!c.baseline_kernels.empty()) j["baseline_kernels"] = kernels_to_json(c.baseline_kernels);
+  if (!c.variant_kernels.empty()) j["variant_kernels"] = kernels_to_json(c.variant_kernels);
   j["duration_ms"] = c.duration_ms;
   return j;
 }
@@ -80,6 +82,25 @@ Json check_to_json(const CheckResult& g) {
 }
 
 }  // namespace
+
+Json kernel_to_json(const KernelLaunch& k) {
+  Json j;
+  j["name"] = k.name;
+  j["grid"] = k.grid;
+  j["block"] = k.block;
+  j["registers"] = k.registers;
+  j["static_smem"] = k.static_smem;
+  j["dynamic_smem"] = k.dynamic_smem;
+  j["count"] = k.count;
+  j["duration_ns"] = k.duration_ns;
+  return j;
+}
+
+Json kernels_to_json(const std::vector<KernelLaunch>& kernels) {
+  Json out = Json::array();
+  for (const auto& k : kernels) out.push_back(kernel_to_json(k));
+  return out;
+}
 
 Json diff_to_json(const DiffStats& d) {
   Json j;
@@ -140,6 +161,7 @@ Json report_to_json(const Report& r) {
   Json cases = Json::array();
   for (const auto& c : r.cases) cases.push_back(case_to_json(c));
   j["cases"] = cases;
+  if (!r.dispatch.is_null()) j["dispatch"] = r.dispatch;
   return j;
 }
 

@@ -9,5 +9,7 @@ namespace samebits {
 
 Json report_to_json(const Report& report);
 Json diff_to_json(const DiffStats& diff);
+Json kernel_to_json(const KernelLaunch& kernel);
+Json kernels_to_json(const std::vector<KernelLaunch>& kernels);
 
 }  // namespace samebits

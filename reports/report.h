@@ -2,6 +2,7 @@
 // and the gate logic are testable anywhere. reports/report.schema.json describes its JSON form.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -49,6 +50,18 @@ struct OutputResult {
   DiffStats diff;
 };
 
+// Launches of one CUDA kernel with one launch shape, as CUPTI saw them.
+struct KernelLaunch {
+  std::string name;  // demangled
+  std::array<std::uint32_t, 3> grid{};
+  std::array<std::uint32_t, 3> block{};
+  std::uint32_t registers = 0;
+  std::uint32_t static_smem = 0;   // bytes per block
+  std::uint32_t dynamic_smem = 0;  // bytes per block
+  std::uint64_t count = 0;         // launches with exactly this name and shape
+  std::uint64_t duration_ns = 0;   // summed over those launches
+};
+
 enum class Verdict { holds, violated, skipped, error };
 std::string to_string(Verdict verdict);
 
@@ -68,6 +81,9 @@ struct CaseResult {
   std::string variant;
   Json comparison = Json::object();
   std::vector<OutputResult> outputs;
+  // Kernels each side launched, when kernel capture is on (empty otherwise or on the CPU).
+  std::vector<KernelLaunch> baseline_kernels;
+  std::vector<KernelLaunch> variant_kernels;
   double duration_ms = 0;
 };
 
@@ -131,6 +147,7 @@ struct Report {
   std::vector<ContractInfo> contracts;
   std::vector<CheckResult> checks;
   std::vector<CaseResult> cases;
+  Json dispatch = nullptr;  // a dispatch sweep's map (samebits sweep), absent from runs
   Summary summary;
 };
 

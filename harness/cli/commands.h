@@ -1,4 +1,4 @@
-// The samebits subcommands (run, list, validate), one file each, in CLI11's subcommand-per-file
+// The samebits subcommands (run, list, validate, sweep), one file each, in CLI11's subcommand-per-file
 // style: setup_* declares the options, and the command runs from the parsed options.
 #pragma once
 
@@ -11,5 +11,6 @@ namespace samebits {
 std::shared_ptr<int> setup_run_command(CLI::App& app, int argc, char** argv);
 std::shared_ptr<int> setup_list_command(CLI::App& app);
 std::shared_ptr<int> setup_validate_command(CLI::App& app);
+std::shared_ptr<int> setup_sweep_command(CLI::App& app, int argc, char** argv);
 
 }  // namespace samebits

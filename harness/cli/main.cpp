@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   auto run_code = samebits::setup_run_command(app, argc, argv);
   auto list_code = samebits::setup_list_command(app);
   auto validate_code = samebits::setup_validate_command(app);
+  auto sweep_code = samebits::setup_sweep_command(app, argc, argv);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -32,7 +33,7 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "samebits: internal error: {}\n", e.what());
     return samebits::kExitInfrastructure;
   }
-  for (const auto& code : {run_code, list_code, validate_code}) {
+  for (const auto& code : {run_code, list_code, validate_code, sweep_code}) {
     if (*code >= 0) return *code;
   }
   return samebits::kExitUsage;

@@ -11,6 +11,7 @@
 #include "harness/contract_loading.h"
 #include "harness/device_choice.h"
 #include "harness/environment.h"
+#include "harness/kernel_capture.h"
 #include "harness/plan.h"
 #include "harness/progress.h"
 #include "harness/runner.h"
@@ -28,6 +29,7 @@ struct RunOptions {
   std::uint64_t seed = 0;
   std::string report = "samebits-report.json";
   bool dry_run = false;
+  std::string capture = "auto";
 };
 
 std::string utc_now() {
@@ -120,7 +122,28 @@ int run(const RunOptions& o, const std::vector<std::string>& argv) {
   for (const auto& c : contracts) {
     report.contracts.push_back({c->name, c->source, c->sha256, c->op, c->description});
   }
-  report.cases = run_cases(cases, device, RunnerOptions{stderr_is_terminal()});
+  // Kernel capture: on CUDA unless turned off; "auto" runs on without it where CUPTI is taken.
+  std::unique_ptr<KernelCapture> capture;
+  std::string capture_state = "off";
+  if (device.is_cuda() && o.capture != "off") {
+    std::string why_not;
+    capture = KernelCapture::start(&why_not);
+    if (capture) {
+      capture_state = "cupti";
+    } else if (o.capture == "on") {
+      throw InfrastructureError("--capture on: " + why_not);
+    } else {
+      capture_state = "unavailable: " + why_not;
+      fmt::print(stderr, "samebits: kernel capture {}\n", capture_state);
+    }
+  } else if (o.capture == "on") {
+    throw InfrastructureError("--capture on: kernel capture needs CUDA; this run is on the CPU");
+  }
+  report.settings["kernel_capture"] = capture_state;
+  report.cases = run_cases(cases, device, RunnerOptions{stderr_is_terminal(), capture.get()});
+  if (capture && capture->dropped_records() > 0) {
+    report.settings["kernel_capture_dropped_records"] = capture->dropped_records();
+  }
   report.checks = judge_checks(report.cases);
   report.summary = summarize(report.cases, report.checks);
   report.summary.duration_s =
@@ -154,6 +177,10 @@ std::shared_ptr<int> setup_run_command(CLI::App& app, int argc, char** argv) {
                   "seed from which every case's inputs derive (default 0)");
   cmd->add_option("--report", options->report, "where to write the JSON report");
   cmd->add_flag("--dry-run", options->dry_run, "list the selected case ids without running them");
+  cmd->add_option("--capture", options->capture,
+                  "record the CUDA kernels each case launched (CUPTI): auto (on CUDA when CUPTI is "
+                  "free), on (fail if it cannot), off")
+      ->check(CLI::IsMember({"auto", "on", "off"}));
   std::vector<std::string> args(argv, argv + argc);
   cmd->callback([options, code, args] { *code = run(*options, args); });
   return code;

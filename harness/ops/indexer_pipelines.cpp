@@ -5,6 +5,8 @@
 
 #include <limits>
 
+#include "harness/kernel_capture.h"
+
 namespace samebits {
 namespace {
 
@@ -14,6 +16,7 @@ constexpr double kMinusInfinity = -std::numeric_limits<double>::infinity();
 // from where its item starts in the padded row.
 std::vector<at::Tensor> stable_top_k(const at::Tensor& rows, std::int64_t k,
                                      const std::vector<std::int64_t>& starts) {
+  const ComputeScope under_test;
   const at::Tensor order =
       at::argsort(rows, /*stable=*/true, /*dim=*/1, /*descending=*/true).narrow(1, 0, k);
   std::vector<at::Tensor> out;
@@ -26,6 +29,7 @@ std::vector<at::Tensor> stable_top_k(const at::Tensor& rows, std::int64_t k,
 }  // namespace
 
 at::Tensor head_sum_scores(const IndexerInputs& item) {
+  const ComputeScope under_test;
   const at::Tensor per_head =
       at::matmul(item.q, item.keys.t()).relu().mul(item.weights.unsqueeze(1));
   return per_head.sum(0);
@@ -34,6 +38,7 @@ at::Tensor head_sum_scores(const IndexerInputs& item) {
 std::vector<IndexerResult> indexer_loop(const std::vector<IndexerInputs>& items, std::int64_t k) {
   std::vector<IndexerResult> out;
   for (const auto& item : items) {
+    const ComputeScope under_test;
     at::Tensor scores = head_sum_scores(item);
     at::Tensor indices = std::get<1>(at::topk(scores, k));
     out.push_back({std::move(scores), std::move(indices)});
@@ -62,9 +67,12 @@ std::vector<IndexerResult> indexer_padded(const std::vector<IndexerInputs>& item
   }
   const double fill = canary_padding ? std::numeric_limits<double>::quiet_NaN() : 0.0;
   const PaddedBatch padded = pad_batch(keys, 0, side, fill);  // [B, maxL, d]
-  const at::Tensor per_head = at::bmm(at::stack(queries), padded.data.transpose(1, 2))
+  const at::Tensor stacked_queries = at::stack(queries);
+  const at::Tensor stacked_weights = at::stack(weights);
+  const ComputeScope under_test;
+  const at::Tensor per_head = at::bmm(stacked_queries, padded.data.transpose(1, 2))
                                   .relu()
-                                  .mul(at::stack(weights).unsqueeze(2));  // [B, H, maxL]
+                                  .mul(stacked_weights.unsqueeze(2));  // [B, H, maxL]
   // The head sum runs over the padded buffer: each row's stride is maxL, not its own length.
   const at::Tensor scores =
       per_head.sum(1).masked_fill_(padded.valid.logical_not(), kMinusInfinity);

@@ -112,6 +112,7 @@ class GemmOp final : public Op {
  private:
   at::Tensor multiply(const Point& p, const at::Tensor& a, const at::Tensor& w,
                       const Shared& shared) const {
+    const ComputeScope under_test;
     if (!linear_) return at::matmul(a, w);
     if (!p.flag_or("bias", true)) return at::linear(a, w);
     return at::linear(a, w, shared.tensors.at(1));

@@ -97,12 +97,27 @@ class ReduceOp final : public Op {
     return out;
   }
 
+  // The reduce kernel follows the inner dim's length, the row stride and the base address.
+  std::vector<std::pair<std::string, std::int64_t>> dispatch_properties(
+      const Point& p, const BatchRequest& r) const override {
+    auto props = Op::dispatch_properties(p, r);
+    const std::int64_t n = p.integer("N");
+    std::int64_t stride = n;
+    if (r.layout.kind == LayoutKind::strided) stride = n + r.layout.amount;
+    if (r.layout.kind == LayoutKind::padded)
+      stride = (n + r.layout.amount - 1) / r.layout.amount * r.layout.amount;
+    props.emplace_back("row_stride", stride);
+    props.emplace_back("storage_offset", r.layout.kind == LayoutKind::offset ? r.layout.amount : 0);
+    return props;
+  }
+
   Outputs reference(const Point& p, const Shared&, const Item& item) const override {
     return {{"out", reduce(item.inputs.at(0).cpu().to(at::kDouble), p.integer("dim"))}};
   }
 
  private:
   at::Tensor reduce(const at::Tensor& x, std::int64_t dim) const {
+    const ComputeScope under_test;
     return mean_ ? x.mean(dim) : x.sum(dim);
   }
   bool mean_;

@@ -68,6 +68,7 @@ class RmsNormOp final : public Op {
     const at::Tensor x = place(at::stack(rows), r.layout, 1);
     const at::Tensor& w = shared.tensors.at(0);
     const double eps = p.real("eps");
+    const ComputeScope under_test;
     const at::Tensor all =
         r.impl == kRmsNorm ? at::rms_norm(x, {x.size(1)}, w, eps) : composed(x, w, eps, at::kFloat);
     std::vector<Outputs> out;

@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "harness/kernel_capture.h"
 #include "harness/op.h"
 
 namespace samebits {
@@ -220,6 +221,7 @@ at::Tensor attend(const AttentionCall& c, const SdpaImpl& impl) {
   }
   refuse_misaligned(backend, c);
   try {
+    const ComputeScope under_test;
     return at::scaled_dot_product_attention(c.q, c.k, c.v, c.mask, 0.0, c.is_causal, std::nullopt,
                                             c.enable_gqa);
   } catch (const c10::Error& e) {

@@ -138,6 +138,7 @@ class TopkOp final : public Op {
  private:
   static std::pair<at::Tensor, at::Tensor> select(const at::Tensor& rows, std::int64_t k,
                                                   const std::string& impl) {
+    const ComputeScope under_test;
     if (impl == kTopk) {
       auto [values, indices] = at::topk(rows, k, -1, /*largest=*/true, /*sorted=*/true);
       return {values, indices};
@@ -190,8 +191,9 @@ class SortOp final : public Op {
     const bool descending = p.flag_or("descending", true);
     const std::int64_t n = p.integer("N");
     // Padded rows sort their padding last, so the first N places are the row's own.
-    const auto [values, indices] =
-        at::sort(laid_out_rows(r, sorts_last(descending)), r.impl == kStableSort, -1, descending);
+    const at::Tensor rows = laid_out_rows(r, sorts_last(descending));
+    const ComputeScope under_test;
+    const auto [values, indices] = at::sort(rows, r.impl == kStableSort, -1, descending);
     return per_item(values.narrow(1, 0, n), indices.narrow(1, 0, n), {});
   }
 

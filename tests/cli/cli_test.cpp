@@ -257,3 +257,44 @@ TEST_F(CliTest, UnknownDeviceIsAUsageError) {
 
 }  // namespace
 }  // namespace samebits
+
+namespace samebits {
+namespace {
+
+// `samebits sweep` on the CPU: no kernel capture, so the map holds result classes only. Pad-to-4 of
+// exact inputs (multiples of 1/16: every sum exact) cannot change a bit, so padded:4 must agree.
+TEST_F(CliTest, SweepOnTheCpuWritesADispatchSection) {
+  const Result r = samebits(
+      "sweep sum --set rows=8 --set dim=0 --set generator=exact --vary N=5:12 "
+      "--layouts contiguous,padded:4 --device cpu --report " +
+      quoted(report));
+  ASSERT_EQ(r.exit_code, 0) << explain(r);
+  const Json j = Json::parse(read_text(report));
+  ASSERT_TRUE(j.contains("dispatch")) << j.dump(1).substr(0, 2000);
+  const Json& d = j["dispatch"];
+  EXPECT_EQ(d["op"], "sum");
+  EXPECT_EQ(d["axis"], "N");
+  EXPECT_EQ(d["points"].size(), 8u);
+  EXPECT_EQ(d["kernels_captured"], false);
+  EXPECT_EQ(j["settings"]["kernel_capture"], "off");
+  EXPECT_NE(r.out.find("same bits at all 8 points"), std::string::npos) << explain(r);
+}
+
+TEST_F(CliTest, SweepOfAnUnknownAxisListsTheAccepted) {
+  const Result r = samebits("sweep sum --vary M=1:4 --device cpu --report " + quoted(report));
+  EXPECT_EQ(r.exit_code, 2) << explain(r);
+  EXPECT_NE(r.err.find("no axis \"M\""), std::string::npos) << explain(r);
+  EXPECT_NE(r.err.find("rows, N, dim"), std::string::npos) << explain(r);
+  EXPECT_FALSE(fs::exists(report));
+}
+
+TEST_F(CliTest, SweepOfAnImpossiblePointIsRefusedBeforeRunning) {
+  const Result r =
+      samebits("sweep topk --set N=16 --vary k=8:20 --device cpu --report " + quoted(report));
+  EXPECT_EQ(r.exit_code, 2) << explain(r);
+  EXPECT_NE(r.err.find("impossible point"), std::string::npos) << explain(r);
+  EXPECT_FALSE(fs::exists(report));
+}
+
+}  // namespace
+}  // namespace samebits
