@@ -8,6 +8,23 @@ if(NOT DEFINED ENV{TORCH_CUDA_ARCH_LIST} AND NOT DEFINED TORCH_CUDA_ARCH_LIST)
 endif()
 find_package(Torch 2.11 REQUIRED)
 find_package(CUDAToolkit REQUIRED)
+# CUPTI (kernel capture): the toolkit's, else the one LibTorch's wheel brings (nvidia/cu13/lib).
+if(NOT TARGET CUDA::cupti)
+  get_filename_component(_torch_site "${TORCH_INSTALL_PREFIX}/.." ABSOLUTE)
+  find_library(SAMEBITS_CUPTI_LIBRARY NAMES cupti libcupti.so.13
+    PATHS ${CUDAToolkit_LIBRARY_DIR} ${CUDAToolkit_LIBRARY_ROOT}/extras/CUPTI/lib64
+          ${_torch_site}/nvidia/cu13/lib ${_torch_site}/nvidia/cuda_cupti/lib)
+  find_path(SAMEBITS_CUPTI_INCLUDE cupti.h
+    PATHS ${CUDAToolkit_INCLUDE_DIRS} ${CUDAToolkit_LIBRARY_ROOT}/extras/CUPTI/include
+          ${_torch_site}/nvidia/cu13/include ${_torch_site}/nvidia/cuda_cupti/include)
+  if(NOT SAMEBITS_CUPTI_LIBRARY OR NOT SAMEBITS_CUPTI_INCLUDE)
+    message(FATAL_ERROR "CUPTI not found (library: ${SAMEBITS_CUPTI_LIBRARY}, header: "
+                        "${SAMEBITS_CUPTI_INCLUDE}); it ships with the CUDA Toolkit")
+  endif()
+  add_library(CUDA::cupti UNKNOWN IMPORTED)
+  set_target_properties(CUDA::cupti PROPERTIES IMPORTED_LOCATION ${SAMEBITS_CUPTI_LIBRARY}
+                                               INTERFACE_INCLUDE_DIRECTORIES ${SAMEBITS_CUPTI_INCLUDE})
+endif()
 find_package(fmt REQUIRED)
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(CLI11 REQUIRED)
