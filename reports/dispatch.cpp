@@ -60,7 +60,19 @@ std::string short_kernel_name(const std::string& demangled) {
       }
     }
   }
-  // The head before the first top-level '<', without its return type and namespaces.
+  // Drop the return type: the name is the last token outside any brackets
+  // ("std::enable_if<!(false), void>::type internal::gemvx::kernel<int, ...>" -> "internal::...").
+  {
+    int level = 0;
+    std::size_t cut = std::string::npos;
+    for (std::size_t i = 0; i < name.size(); ++i) {
+      if (opens(name[i])) ++level;
+      if (closes(name[i])) --level;
+      if (name[i] == ' ' && level == 0) cut = i;
+    }
+    if (cut != std::string::npos) name = trim(name.substr(cut + 1));
+  }
+  // The head before the first top-level '<', without its namespaces.
   std::size_t open = std::string::npos;
   int depth = 0;
   for (std::size_t i = 0; i < name.size() && open == std::string::npos; ++i) {

@@ -3,6 +3,9 @@
 #include "reports/json_report.h"
 
 #include <cmath>
+#include <map>
+#include <string>
+#include <vector>
 
 namespace samebits {
 namespace {
@@ -25,7 +28,36 @@ Json mismatch_to_json(const Mismatch& m) {
   return j;
 }
 
-Json case_to_json(const CaseResult& c) {
+// Kernel names are long (ATen's are whole template instantiations) and repeat across cases, so a
+// run report lists each once under "kernel_names" and cases refer to it by index ("name_id").
+class KernelNames {
+ public:
+  std::size_t id(const std::string& name) {
+    const auto [it, added] = ids_.emplace(name, names_.size());
+    if (added) names_.push_back(name);
+    return it->second;
+  }
+  const std::vector<std::string>& names() const { return names_; }
+
+ private:
+  std::map<std::string, std::size_t> ids_;
+  std::vector<std::string> names_;
+};
+
+Json launches_to_json(const std::vector<KernelLaunch>& kernels, KernelNames& names) {
+  Json out = Json::array();
+  for (const auto& k : kernels) {
+    Json j = kernel_to_json(k);
+    j.erase("name");
+    Json with_id;
+    with_id["name_id"] = names.id(k.name);
+    for (auto& item : j.items()) with_id[item.key()] = item.value();
+    out.push_back(std::move(with_id));
+  }
+  return out;
+}
+
+Json case_to_json(const CaseResult& c, KernelNames& names) {
   Json j;
   j["id"] = c.id;
   j["contract"] = c.contract;
@@ -51,8 +83,9 @@ Json case_to_json(const CaseResult& c) {
     outputs.push_back(out);
   }
   j["outputs"] = outputs;
-  if (!c.baseline_kernels.empty()) j["baseline_kernels"] = kernels_to_json(c.baseline_kernels);
-  if (!c.variant_kernels.empty()) j["variant_kernels"] = kernels_to_json(c.variant_kernels);
+  if (!c.baseline_kernels.empty())
+    j["baseline_kernels"] = launches_to_json(c.baseline_kernels, names);
+  if (!c.variant_kernels.empty()) j["variant_kernels"] = launches_to_json(c.variant_kernels, names);
   j["duration_ms"] = c.duration_ms;
   return j;
 }
@@ -158,8 +191,10 @@ Json report_to_json(const Report& r) {
   Json checks = Json::array();
   for (const auto& g : r.checks) checks.push_back(check_to_json(g));
   j["checks"] = checks;
+  KernelNames names;
   Json cases = Json::array();
-  for (const auto& c : r.cases) cases.push_back(case_to_json(c));
+  for (const auto& c : r.cases) cases.push_back(case_to_json(c, names));
+  j["kernel_names"] = names.names();
   j["cases"] = cases;
   if (!r.dispatch.is_null()) j["dispatch"] = r.dispatch;
   return j;

@@ -13,7 +13,7 @@
 namespace samebits {
 
 // Bumped on any change to the JSON layout: major for breaking changes, minor for additions.
-inline constexpr const char* kReportSchemaVersion = "1.0.0";
+inline constexpr const char* kReportSchemaVersion = "1.1.0";
 
 // One element where two outputs disagree.
 struct Mismatch {

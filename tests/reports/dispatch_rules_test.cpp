@@ -201,6 +201,11 @@ TEST_P(ShortKernelNameTest, KeepsHeadAndSimpleArguments) {
 }
 
 const NameCase kNameCases[] = {
+    // cuBLAS's gemv: a return type with its own brackets and a space inside them.
+    {"ReturnTypeWithTemplate",
+     "std::enable_if<!(false), void>::type internal::gemvx::kernel<int, int, float, false, 9, "
+     "cublasGemvParamsEx<int, float> >(cublasGemvParamsEx<int, float>)",
+     "kernel<int, int, float, false, 9>"},
     {"ReduceKernel",
      "void at::native::reduce_kernel<128, 4, at::native::ReduceOp<float, "
      "at::native::func_wrapper_t<float, at::native::sum_functor<float, float, "

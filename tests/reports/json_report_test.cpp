@@ -91,7 +91,7 @@ TEST(JsonReport, SchemaAndVersionComeFirst) {
   const Json j = report_to_json(sample_report());
   EXPECT_EQ(keys(j), (std::vector<std::string>{"schema", "schema_version", "created", "tool",
                                                "command", "settings", "environment", "contracts",
-                                               "summary", "checks", "cases"}));
+                                               "summary", "checks", "kernel_names", "cases"}));
   EXPECT_EQ(j["schema"], "samebits.report");
   EXPECT_EQ(j["schema_version"], kReportSchemaVersion);
   EXPECT_TRUE(std::regex_match(std::string(kReportSchemaVersion), std::regex(R"(\d+\.\d+\.\d+)")))
@@ -260,6 +260,31 @@ TEST(ConsoleSummary, SurprisesFirstThenTheTotals) {
   EXPECT_LT(surprise, expected) << "surprises are listed first:\n" << text;
   EXPECT_NE(text.find("2 checks: 1 as expected, 1 unexpected"), std::string::npos) << text;
   EXPECT_NE(text.find("exit 1"), std::string::npos) << text;
+}
+
+// Kernel names appear once in kernel_names; each case's launches point at them by index.
+TEST(JsonReport, KernelNamesAreListedOnceAndReferencedById) {
+  Report r = sample_report();
+  KernelLaunch reduce;
+  reduce.name = "void at::native::reduce_kernel<128, 4>(...)";
+  reduce.grid = {3, 1, 1};
+  reduce.block = {32, 4, 1};
+  reduce.count = 2;
+  KernelLaunch copy = reduce;
+  copy.name = "copy_kernel";
+  r.cases.at(0).baseline_kernels = {reduce};
+  r.cases.at(0).variant_kernels = {copy, reduce};
+  const Json j = report_to_json(r);
+  ASSERT_EQ(j["kernel_names"].size(), 2u);
+  EXPECT_EQ(j["kernel_names"][0], reduce.name);
+  EXPECT_EQ(j["kernel_names"][1], "copy_kernel");
+  const Json& c = j["cases"][0];
+  EXPECT_EQ(c["baseline_kernels"][0]["name_id"], 0);
+  EXPECT_FALSE(c["baseline_kernels"][0].contains("name"));
+  EXPECT_EQ(c["variant_kernels"][0]["name_id"], 1);
+  EXPECT_EQ(c["variant_kernels"][1]["name_id"], 0);
+  EXPECT_EQ(c["variant_kernels"][1]["count"], 2);
+  EXPECT_EQ(c["variant_kernels"][1]["block"], (std::vector<int>{32, 4, 1}));
 }
 
 }  // namespace
