@@ -11,9 +11,7 @@
 namespace samebits {
 
 void JsonReportWriter::do_write(const Report& report) {
-  // Error messages from libraries may hold bytes that are not UTF-8: replace them, keep the report.
-  write_file_atomically(
-      path_, report_to_json(report).dump(2, ' ', false, Json::error_handler_t::replace) + "\n");
+  write_file_atomically(path_, render_report(report_to_json(report)));
 }
 
 namespace {

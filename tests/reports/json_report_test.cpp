@@ -287,5 +287,26 @@ TEST(JsonReport, KernelNamesAreListedOnceAndReferencedById) {
   EXPECT_EQ(c["variant_kernels"][1]["block"], (std::vector<int>{32, 4, 1}));
 }
 
+// The rendered text parses back to the same document, one case per line, and a message that is not
+// UTF-8 (bytes from a library's error) is repaired rather than failing the write.
+TEST(RenderReport, RoundTripsWithOneCasePerLine) {
+  Report r = sample_report();
+  r.cases.push_back(r.cases.at(0));
+  r.cases.back().id = "second";
+  r.cases.back().reason = std::string("bad byte \xff here");
+  const Json j = report_to_json(r);
+  const std::string text = render_report(j);
+  Json back = Json::parse(text);
+  EXPECT_EQ(back["cases"][0], j["cases"][0]);
+  EXPECT_EQ(back["summary"], j["summary"]);
+  EXPECT_NE(back["cases"][1]["reason"].get<std::string>().find("bad byte"), std::string::npos);
+  std::size_t case_lines = 0;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("    {\"id\":", 0) == 0) ++case_lines;
+  }
+  EXPECT_EQ(case_lines, 2u) << text.substr(0, 2000);
+}
+
 }  // namespace
 }  // namespace samebits
