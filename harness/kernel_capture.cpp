@@ -131,8 +131,7 @@ std::unique_ptr<KernelCapture> KernelCapture::start(std::string* why_not) {
     for (std::size_t i = 0; i < enabled; ++i) cuptiActivityDisable(kKinds[i]);
     g_running = false;
     *why_not = fmt::format(
-        "CUPTI is not available ({}); another tool (a profiler, compute-sanitizer) may hold it. "
-        "Cases run without kernel lists",
+        "CUPTI is not available ({}); another tool (a profiler, compute-sanitizer) may hold it",
         cupti_error(r));
     return nullptr;
   }

@@ -134,7 +134,8 @@ int run(const RunOptions& o, const std::vector<std::string>& argv) {
       throw InfrastructureError("--capture on: " + why_not);
     } else {
       capture_state = "unavailable: " + why_not;
-      fmt::print(stderr, "samebits: kernel capture {}\n", capture_state);
+      fmt::print(stderr, "samebits: kernel capture {}; cases run without kernel lists\n",
+                 capture_state);
     }
   } else if (o.capture == "on") {
     throw InfrastructureError("--capture on: kernel capture needs CUDA; this run is on the CPU");
