@@ -50,6 +50,13 @@ bool is_generator(const std::string& name) {
   return false;
 }
 
+std::uint64_t derive_seed(std::uint64_t seed, std::uint64_t stream) {
+  std::uint64_t z = seed + 0x9e3779b97f4a7c15ULL * (stream + 1);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
 at::Generator make_generator(const at::Device& device, std::uint64_t seed) {
   if (device.is_cuda()) {
     at::Generator gen =

@@ -18,22 +18,16 @@ namespace {
 
 // Every item and the shared tensors get their own generator, seeded from the case seed, so item k
 // is the same tensor in every batch it joins.
-std::uint64_t mix(std::uint64_t seed, std::uint64_t stream) {
-  std::uint64_t z = seed + 0x9e3779b97f4a7c15ULL * (stream + 1);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
 class CaseInputs {
  public:
   CaseInputs(const CaseSpec& spec, const at::Device& device) : spec_(spec), device_(device) {
-    at::Generator gen = make_generator(device, mix(spec.seed, 0xffff));
+    at::Generator gen = make_generator(device, derive_seed(spec.seed, 0xffff));
     shared_ = spec.op->make_shared(spec.resolved, device, gen);
   }
   const Shared& shared() const { return shared_; }
   Item make(std::int64_t index, std::int64_t length = -1) const {
-    at::Generator gen = make_generator(device_, mix(spec_.seed, static_cast<std::uint64_t>(index)));
+    at::Generator gen =
+        make_generator(device_, derive_seed(spec_.seed, static_cast<std::uint64_t>(index)));
     return spec_.op->make_item(spec_.resolved, shared_, ItemSpec{index, length}, device_, gen);
   }
 

@@ -16,13 +16,6 @@
 namespace samebits {
 namespace {
 
-std::uint64_t mix(std::uint64_t seed, std::uint64_t stream) {
-  std::uint64_t z = seed + 0x9e3779b97f4a7c15ULL * (stream + 1);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
 // Point = fixed axes + the swept value + the op's defaults for whatever is still missing.
 Point resolve(const DispatchSweep& s, const Json& value) {
   Point p = s.fixed;
@@ -110,11 +103,11 @@ DispatchSweepResult run_dispatch_sweep(const DispatchSweep& s, const at::Device&
     }
     const std::uint64_t seed =
         sha256_prefix64(fmt::format("{}|{}|{}", s.seed, s.op->name(), p.label()));
-    at::Generator shared_gen = make_generator(device, mix(seed, 0xffff));
+    at::Generator shared_gen = make_generator(device, derive_seed(seed, 0xffff));
     const Shared shared = s.op->make_shared(p, device, shared_gen);
     std::vector<Item> items;
     for (std::int64_t b = 0; b < batch; ++b) {
-      at::Generator gen = make_generator(device, mix(seed, static_cast<std::uint64_t>(b)));
+      at::Generator gen = make_generator(device, derive_seed(seed, static_cast<std::uint64_t>(b)));
       items.push_back(s.op->make_item(p, shared, ItemSpec{b, -1}, device, gen));
     }
     for (std::size_t v = 0; v < s.variants.size(); ++v) {

@@ -4,6 +4,8 @@
 
 #include <ATen/ATen.h>
 
+#include <string>
+
 #include "contracts/json_document.h"
 
 namespace samebits {
@@ -11,5 +13,7 @@ namespace samebits {
 Json environment_block(const at::Device& device);
 // The tool block: name, version, commit.
 Json tool_block();
+// Now, as ISO-8601 UTC ("2026-11-22T10:56:20Z"), for a report's "created".
+std::string utc_timestamp();
 
 }  // namespace samebits

@@ -1,5 +1,6 @@
-// The samebits subcommands (run, list, validate, sweep), one file each, in CLI11's subcommand-per-file
-// style: setup_* declares the options, and the command runs from the parsed options.
+// The samebits subcommands (run, list, validate, sweep), one file each, in CLI11's
+// subcommand-per-file style: setup_* declares the options, and the command runs from the parsed
+// options.
 #pragma once
 
 #include <CLI/CLI.hpp>

@@ -6,6 +6,7 @@
 #include <ctime>
 #include <regex>
 
+#include "cli/capture_option.h"
 #include "cli/commands.h"
 #include "contracts/contract_error.h"
 #include "harness/contract_loading.h"
@@ -31,15 +32,6 @@ struct RunOptions {
   bool dry_run = false;
   std::string capture = "auto";
 };
-
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 // The device named by a case id (contract/check/impl/device/...), or "".
 std::string device_of_case(const std::string& id) {
@@ -109,7 +101,7 @@ int run(const RunOptions& o, const std::vector<std::string>& argv) {
              device_name);
 
   Report report;
-  report.created = utc_now();
+  report.created = utc_timestamp();
   report.tool = tool_block();
   report.command = argv;
   report.settings =
@@ -122,28 +114,12 @@ int run(const RunOptions& o, const std::vector<std::string>& argv) {
   for (const auto& c : contracts) {
     report.contracts.push_back({c->name, c->source, c->sha256, c->op, c->description});
   }
-  // Kernel capture: on CUDA unless turned off; "auto" runs on without it where CUPTI is taken.
-  std::unique_ptr<KernelCapture> capture;
-  std::string capture_state = "off";
-  if (device.is_cuda() && o.capture != "off") {
-    std::string why_not;
-    capture = KernelCapture::start(&why_not);
-    if (capture) {
-      capture_state = "cupti";
-    } else if (o.capture == "on") {
-      throw InfrastructureError("--capture on: " + why_not);
-    } else {
-      capture_state = "unavailable: " + why_not;
-      fmt::print(stderr, "samebits: kernel capture {}; cases run without kernel lists\n",
-                 capture_state);
-    }
-  } else if (o.capture == "on") {
-    throw InfrastructureError("--capture on: kernel capture needs CUDA; this run is on the CPU");
-  }
-  report.settings["kernel_capture"] = capture_state;
-  report.cases = run_cases(cases, device, RunnerOptions{stderr_is_terminal(), capture.get()});
-  if (capture && capture->dropped_records() > 0) {
-    report.settings["kernel_capture_dropped_records"] = capture->dropped_records();
+  CaptureChoice capture = start_capture(o.capture, device);
+  report.settings["kernel_capture"] = capture.state;
+  report.cases =
+      run_cases(cases, device, RunnerOptions{stderr_is_terminal(), capture.capture.get()});
+  if (capture.capture && capture.capture->dropped_records() > 0) {
+    report.settings["kernel_capture_dropped_records"] = capture.capture->dropped_records();
   }
   report.checks = judge_checks(report.cases);
   report.summary = summarize(report.cases, report.checks);

@@ -6,6 +6,7 @@
 #include <ctime>
 #include <sstream>
 
+#include "cli/capture_option.h"
 #include "cli/commands.h"
 #include "contracts/contract_error.h"
 #include "harness/device_choice.h"
@@ -99,15 +100,6 @@ std::vector<std::string> split_list(const std::string& text) {
   return out;
 }
 
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 int sweep(const SweepOptions& o, const std::vector<std::string>& argv) {
   const auto t0 = std::chrono::steady_clock::now();
   const OpRegistry registry = OpRegistry::builtin();
@@ -134,38 +126,25 @@ int sweep(const SweepOptions& o, const std::vector<std::string>& argv) {
   if (s.batch < 1) throw ContractError("--batch must be at least 1");
 
   const at::Device device = choose_device(o.device);
-  std::unique_ptr<KernelCapture> capture;
-  std::string capture_state = "off";
-  if (device.is_cuda() && o.capture != "off") {
-    std::string why_not;
-    capture = KernelCapture::start(&why_not);
-    if (capture)
-      capture_state = "cupti";
-    else if (o.capture == "on")
-      throw InfrastructureError("--capture on: " + why_not);
-    else
-      capture_state = "unavailable: " + why_not;
-  } else if (o.capture == "on") {
-    throw InfrastructureError("--capture on: kernel capture needs CUDA; this sweep is on the CPU");
-  }
+  CaptureChoice capture = start_capture(o.capture, device);
   fmt::print(stderr,
              "samebits: sweeping {} over {} = {} values x {} layouts on {} (kernel capture {})\n",
              op->name(), s.axis, s.values.size(), s.variants.size(),
-             device.is_cuda() ? "cuda" : "cpu", capture_state);
+             device.is_cuda() ? "cuda" : "cpu", capture.state);
   const auto t_run = std::chrono::steady_clock::now();
-  const DispatchSweepResult result = run_dispatch_sweep(s, device, capture.get());
+  const DispatchSweepResult result = run_dispatch_sweep(s, device, capture.capture.get());
   const double run_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t_run).count();
   const DispatchMap map =
       classify_dispatch(result.observations, op->name(), s.impl, s.axis, o.grid);
 
   Report report;
-  report.created = utc_now();
+  report.created = utc_timestamp();
   report.tool = tool_block();
   report.command = argv;
   report.settings = Json{{"device", device.is_cuda() ? "cuda" : "cpu"},
                          {"seed", o.seed},
-                         {"kernel_capture", capture_state},
+                         {"kernel_capture", capture.state},
                          {"sweep_seconds", run_s}};
   report.environment = environment_block(device);
   report.dispatch = dispatch_to_json(map);
