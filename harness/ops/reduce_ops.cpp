@@ -5,6 +5,7 @@
 #include "cases/dtypes.h"
 #include "cases/generators.h"
 #include "harness/ops/op_support.h"
+#include "kernels/reduce/binding.h"
 #include "harness/ops/ops.h"
 
 namespace samebits {
@@ -19,7 +20,12 @@ class ReduceOp final : public Op {
     return fmt::format("x.{}(dim) of [rows, N] items, batched as [B, rows, N]", name());
   }
   std::vector<ImplSpec> implementations() const override {
-    return {{"aten", fmt::format("at::{} over dim + 1 of the batched tensor", name()), true, true}};
+    return {{"aten", fmt::format("at::{} over dim + 1 of the batched tensor", name()), true, true},
+            {"samebits",
+             fmt::format("torch.ops.samebits.{}: one fixed order of adds for every stride, layout and "
+                         "batch (kernels/reduce); float32 result",
+                         name()),
+             true, true}};
   }
   std::vector<AxisSpec> axes() const override {
     return {
@@ -71,7 +77,7 @@ class ReduceOp final : public Op {
       const at::Scalar fill = r.canary_padding ? canary_value() : at::Scalar(0.0);
       if (*r.padding == PaddingMode::packed) {
         const PackedBatch packed = pack_batch(xs, 1);
-        const at::Tensor all = reduce(packed.data, 0);
+        const at::Tensor all = reduce(r.impl, packed.data, 0);
         for (std::size_t b = 0; b < xs.size(); ++b) {
           out.push_back({{"out", all.narrow(0, packed.offsets[b],
                                             packed.offsets[b + 1] - packed.offsets[b])}});
@@ -79,7 +85,7 @@ class ReduceOp final : public Op {
         return out;
       }
       const PaddedBatch padded = pad_batch(xs, 1, *r.padding, fill);
-      const at::Tensor all = reduce(padded.data, 1);
+      const at::Tensor all = reduce(r.impl, padded.data, 1);
       for (std::size_t b = 0; b < xs.size(); ++b) {
         out.push_back({{"out", all[b].narrow(0, padded.starts[b], padded.lengths[b])}});
       }
@@ -89,9 +95,9 @@ class ReduceOp final : public Op {
     at::Tensor all;
     if (r.layout.kind == LayoutKind::padded) {
       const std::int64_t n = batch.size(2);
-      all = reduce(pad_to_multiple(batch, r.layout.amount, 2, 0.0), dim + 1).narrow(1, 0, n);
+      all = reduce(r.impl, pad_to_multiple(batch, r.layout.amount, 2, 0.0), dim + 1).narrow(1, 0, n);
     } else {
-      all = reduce(place(batch, r.layout, 2), dim + 1);
+      all = reduce(r.impl, place(batch, r.layout, 2), dim + 1);
     }
     for (std::int64_t b = 0; b < all.size(0); ++b) out.push_back({{"out", all[b]}});
     return out;
@@ -112,12 +118,13 @@ class ReduceOp final : public Op {
   }
 
   Outputs reference(const Point& p, const Shared&, const Item& item) const override {
-    return {{"out", reduce(item.inputs.at(0).cpu().to(at::kDouble), p.integer("dim"))}};
+    return {{"out", reduce("aten", item.inputs.at(0).cpu().to(at::kDouble), p.integer("dim"))}};
   }
 
  private:
-  at::Tensor reduce(const at::Tensor& x, std::int64_t dim) const {
+  at::Tensor reduce(const std::string& impl, const at::Tensor& x, std::int64_t dim) const {
     const ComputeScope under_test;
+    if (impl == "samebits") return invariant_reduce(x, dim, mean_);
     return mean_ ? x.mean(dim) : x.sum(dim);
   }
   bool mean_;

@@ -1,0 +1,307 @@
+// The CUDA kernels of the invariant reduction. Each follows invariant_reduce_order.h exactly; they
+// differ only in how threads are mapped to the order's lanes, never in which values meet in an add.
+//   chunk_kernel:  one block of 256 threads per (reduction, chunk of 4096): thread t is lane t, the
+//                  tree runs through shared memory (s = 128..32) and warp shuffles (s = 16..1).
+//   short_kernel:  one warp per reduction of length <= 128 (lanes 32..255 are empty).
+//   column_kernel: one thread per reduction of length <= 128, its 32 lanes in registers, for
+//                  reductions whose neighbours (not elements) are adjacent in memory.
+// An empty lane holds +0.0, and adding +0.0 changes no lane (a lane sum starts at +0.0 and so is
+// never -0.0): kernels may skip lanes, chunks and padding that the order fills with zeros.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <type_traits>
+
+#include "kernels/reduce/invariant_reduce.h"
+#include "kernels/reduce/invariant_reduce_order.h"
+
+namespace samebits::kernels {
+namespace {
+
+using namespace reduce_order;
+
+constexpr int kShortMax = 128;  // lengths the one-warp and one-thread kernels take (32 lanes x 4)
+
+template <typename T>
+__device__ __forceinline__ float to_float(T v);
+template <>
+__device__ __forceinline__ float to_float<float>(float v) { return v; }
+template <>
+__device__ __forceinline__ float to_float<__half>(__half v) { return __half2float(v); }
+template <>
+__device__ __forceinline__ float to_float<__nv_bfloat16>(__nv_bfloat16 v) { return __bfloat162float(v); }
+
+// A 16-bit value from its bits (little-endian halves of a 32-bit word), as float.
+template <typename T>
+__device__ __forceinline__ float from_bits(unsigned int bits) {
+  if constexpr (sizeof(T) == 2 && std::is_same_v<T, __half>) {
+    return __half2float(__ushort_as_half(static_cast<unsigned short>(bits)));
+  } else {
+    return __bfloat162float(__ushort_as_bfloat16(static_cast<unsigned short>(bits)));
+  }
+}
+
+// Four consecutive elements, as one vector load when they are contiguous and aligned for it.
+template <typename T>
+__device__ __forceinline__ void load4(const T* p, std::int64_t stride, float (&v)[4]) {
+  constexpr std::uintptr_t kBytes = 4 * sizeof(T);
+  if (stride == 1 && reinterpret_cast<std::uintptr_t>(p) % kBytes == 0) {
+    if constexpr (sizeof(T) == 4) {
+      const float4 q = *reinterpret_cast<const float4*>(p);
+      v[0] = q.x; v[1] = q.y; v[2] = q.z; v[3] = q.w;
+    } else {
+      const uint2 q = *reinterpret_cast<const uint2*>(p);
+      v[0] = from_bits<T>(q.x & 0xffffu);
+      v[1] = from_bits<T>(q.x >> 16);
+      v[2] = from_bits<T>(q.y & 0xffffu);
+      v[3] = from_bits<T>(q.y >> 16);
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < 4; ++j) v[j] = to_float(p[j * stride]);
+  }
+}
+
+// Where reduction r's elements start and how many there are: for a ReduceProblem flattened to
+// r = o * inner + i (strided), for packed rows (offsets), or for dense rows of partial sums.
+struct Source {
+  std::int64_t inner;
+  std::int64_t stride_outer, stride_inner, stride_length;
+  const std::int64_t* offsets;  // rows + 1 entries, or null
+  std::int64_t n;               // the length of every row when offsets is null
+  __device__ std::int64_t start(std::int64_t r) const {
+    return offsets ? offsets[r] : (r / inner) * stride_outer + (r % inner) * stride_inner;
+  }
+  __device__ std::int64_t length(std::int64_t r) const {
+    return offsets ? offsets[r + 1] - offsets[r] : n;
+  }
+};
+
+// Where results go: a final value (divided by the row's own length for a mean), or a chunk sum.
+struct Sink {
+  float* out;
+  std::int64_t inner, stride_outer, stride_inner;
+  bool mean;
+  const std::int64_t* mean_offsets;  // the original rows' offsets (varlen), or null
+  std::int64_t mean_n;               // the original length otherwise
+  __device__ void write(std::int64_t r, float sum) const {
+    if (mean) {
+      const std::int64_t n = mean_offsets ? mean_offsets[r + 1] - mean_offsets[r] : mean_n;
+      sum = __fdiv_rn(sum, static_cast<float>(n));
+    }
+    out[(r / inner) * stride_outer + (r % inner) * stride_inner] = sum;
+  }
+};
+
+// Lane t of a 256-lane chunk of n <= 4096 elements: its sum of up to 16 of them, in order k, then j.
+template <typename T>
+__device__ __forceinline__ float lane_sum(const T* row, std::int64_t stride, std::int64_t n, int t) {
+  float acc = 0.0f;
+#pragma unroll
+  for (int k = 0; k < kSteps; ++k) {
+    const std::int64_t p = std::int64_t{k} * kStepSpan + kVector * t;
+    if (p + kVector <= n) {
+      float v[4];
+      load4(row + p * stride, stride, v);
+#pragma unroll
+      for (int j = 0; j < 4; ++j) acc = __fadd_rn(acc, v[j]);
+    } else {
+      for (int j = 0; j < 4 && p + j < n; ++j) acc = __fadd_rn(acc, to_float(row[(p + j) * stride]));
+    }
+  }
+  return acc;
+}
+
+// The tree over 32 lanes held by one warp: lane t < s adds lane t + s, for s = 16..1. Lanes >= s
+// compute values nobody reads.
+__device__ __forceinline__ float warp_tree(float v) {
+#pragma unroll
+  for (int s = 16; s >= 1; s /= 2) v = __fadd_rn(v, __shfl_down_sync(0xffffffffu, v, s));
+  return v;
+}
+
+// Block (reduction r, chunk c). With one chunk per row it writes r's result to `sink`; otherwise
+// chunk c's sum goes to partial[r * chunks_per_row + c] (+0.0 for chunks past a short row's end).
+template <typename T>
+__global__ void __launch_bounds__(kLanes)
+    chunk_kernel(const T* x, Source src, std::int64_t chunks_per_row, float* partial, Sink sink) {
+  __shared__ float lanes[kLanes];
+  const std::int64_t r = blockIdx.x / chunks_per_row;
+  const std::int64_t c = blockIdx.x % chunks_per_row;
+  const std::int64_t n = src.length(r);
+  const std::int64_t begin = c * kChunk;
+  const int t = threadIdx.x;
+  float acc = 0.0f;
+  if (begin < n) {
+    const std::int64_t len = n - begin < kChunk ? n - begin : kChunk;
+    acc = lane_sum(x + src.start(r) + begin * src.stride_length, src.stride_length, len, t);
+  }
+  lanes[t] = acc;
+  __syncthreads();
+#pragma unroll
+  for (int s = kLanes / 2; s >= 32; s /= 2) {
+    if (t < s) lanes[t] = __fadd_rn(lanes[t], lanes[t + s]);
+    __syncthreads();
+  }
+  if (t < 32) {
+    const float sum = warp_tree(lanes[t]);
+    if (t == 0) {
+      if (chunks_per_row == 1) sink.write(r, sum);
+      else partial[r * chunks_per_row + c] = sum;
+    }
+  }
+}
+
+// One warp per reduction of n <= 128: lane t holds lane t's sum (elements 4t..4t+3).
+template <typename T>
+__global__ void short_kernel(const T* x, Source src, std::int64_t reductions, Sink sink) {
+  const std::int64_t r = (std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x) / 32;
+  const int t = threadIdx.x % 32;
+  if (r >= reductions) return;  // whole warps leave together
+  const float sum = warp_tree(lane_sum(x + src.start(r), src.stride_length, src.length(r), t));
+  if (t == 0) sink.write(r, sum);
+}
+
+// One thread per reduction of n <= 128, its 32 lanes in registers: for column sums, where adjacent
+// threads read adjacent reductions (coalesced) and each walks its own elements at stride_length.
+template <typename T>
+__global__ void column_kernel(const T* x, Source src, std::int64_t reductions, Sink sink) {
+  const std::int64_t r = std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  if (r >= reductions) return;
+  const T* row = x + src.start(r);
+  const std::int64_t n = src.n;
+  float lane[32];
+#pragma unroll
+  for (int t = 0; t < 32; ++t) {
+    float acc = 0.0f;
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const std::int64_t p = 4 * t + j;
+      if (p < n) acc = __fadd_rn(acc, to_float(row[p * src.stride_length]));
+    }
+    lane[t] = acc;
+  }
+#pragma unroll
+  for (int s = 16; s >= 1; s /= 2) {
+#pragma unroll
+    for (int t = 0; t < s; ++t) lane[t] = __fadd_rn(lane[t], lane[t + s]);
+  }
+  sink.write(r, lane[0]);
+}
+
+Status launched() { return cudaGetLastError() == cudaSuccess ? Status::ok : Status::cuda_error; }
+
+constexpr std::int64_t kMaxBlocks = 2147483647;
+
+// Floats of workspace for `reductions` rows of up to n elements: the first pass's chunk sums and,
+// beside them, the next pass's (passes alternate between the two halves).
+std::size_t workspace_floats(std::int64_t reductions, std::int64_t n) {
+  const std::int64_t c = chunks(n);
+  if (n <= kShortMax || c <= 1) return 0;
+  return 2 * static_cast<std::size_t>(reductions) * static_cast<std::size_t>(c);
+}
+
+// Reduces `reductions` rows described by `src` into `sink`: short rows by warps; otherwise chunk
+// sums pass by pass (each pass's rows are the previous pass's chunk sums) until one chunk is left.
+template <typename T>
+Status run_rows(const T* x, Source src, std::int64_t max_n, std::int64_t reductions, Sink sink,
+                float* workspace, std::size_t workspace_bytes, cudaStream_t stream) {
+  if (reductions == 0) return Status::ok;
+  if (max_n <= kShortMax) {
+    constexpr int kWarps = 8;
+    const std::int64_t blocks = (reductions + kWarps - 1) / kWarps;
+    if (blocks > kMaxBlocks) return Status::invalid_argument;
+    short_kernel<T><<<static_cast<unsigned>(blocks), kWarps * 32, 0, stream>>>(x, src, reductions, sink);
+    return launched();
+  }
+  std::int64_t c = chunks(max_n);
+  if (reductions * c > kMaxBlocks) return Status::invalid_argument;
+  if (c == 1) {
+    chunk_kernel<T><<<static_cast<unsigned>(reductions), kLanes, 0, stream>>>(x, src, 1, nullptr, sink);
+    return launched();
+  }
+  if (workspace_bytes < workspace_floats(reductions, max_n) * sizeof(float)) return Status::workspace_too_small;
+  float* halves[2] = {workspace, workspace + static_cast<std::size_t>(reductions) * static_cast<std::size_t>(c)};
+  chunk_kernel<T><<<static_cast<unsigned>(reductions * c), kLanes, 0, stream>>>(x, src, c, halves[0], sink);
+  if (launched() != Status::ok) return Status::cuda_error;
+  for (int pass = 0;; ++pass) {
+    // Dense rows of c chunk sums each; zeros past a short row's chunks change nothing.
+    const Source partial{1, c, 0, 1, nullptr, c};
+    const std::int64_t next = chunks(c);
+    float* in = halves[pass % 2];
+    float* out = halves[(pass + 1) % 2];
+    chunk_kernel<float><<<static_cast<unsigned>(reductions * next), kLanes, 0, stream>>>(in, partial, next, out,
+                                                                                           sink);
+    if (launched() != Status::ok) return Status::cuda_error;
+    if (next == 1) return Status::ok;
+    c = next;
+  }
+}
+
+template <typename T>
+Status dispatch(const ReduceProblem& p, void* workspace, std::size_t workspace_bytes, cudaStream_t stream) {
+  const T* x = static_cast<const T*>(p.x);
+  const std::int64_t reductions = p.outer * p.inner;
+  const Source src{std::max<std::int64_t>(p.inner, 1), p.stride_outer, p.stride_inner, p.stride_length, nullptr,
+                   p.length};
+  const Sink sink{p.out, std::max<std::int64_t>(p.inner, 1), p.out_stride_outer, p.out_stride_inner, p.mean,
+                  nullptr, p.length};
+  if (reductions == 0) return Status::ok;
+  if (p.inner > 1 && p.stride_inner == 1 && p.length <= kShortMax) {
+    constexpr int kThreads = 256;
+    const std::int64_t blocks = (reductions + kThreads - 1) / kThreads;
+    if (blocks > kMaxBlocks) return Status::invalid_argument;
+    column_kernel<T><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(x, src, reductions, sink);
+    return launched();
+  }
+  return run_rows<T>(x, src, p.length, reductions, sink, static_cast<float*>(workspace), workspace_bytes, stream);
+}
+
+template <typename T>
+Status dispatch_varlen(const VarlenReduceProblem& p, void* workspace, std::size_t workspace_bytes,
+                       cudaStream_t stream) {
+  const Source src{1, 0, 0, 1, p.offsets, 0};
+  const Sink sink{p.out, 1, 1, 0, p.mean, p.offsets, 0};
+  return run_rows<T>(static_cast<const T*>(p.values), src, p.max_length, p.rows, sink,
+                     static_cast<float*>(workspace), workspace_bytes, stream);
+}
+
+bool valid(const ReduceProblem& p) {
+  return p.x && p.out && p.outer >= 0 && p.length >= 0 && p.inner >= 0;
+}
+
+}  // namespace
+
+std::size_t invariant_reduce_workspace_bytes(const ReduceProblem& p) {
+  if (p.inner > 1 && p.stride_inner == 1 && p.length <= kShortMax) return 0;
+  return workspace_floats(p.outer * p.inner, p.length) * sizeof(float);
+}
+
+std::size_t invariant_reduce_varlen_workspace_bytes(const VarlenReduceProblem& p) {
+  return workspace_floats(p.rows, p.max_length) * sizeof(float);
+}
+
+Status invariant_reduce_cuda(const ReduceProblem& p, void* workspace, std::size_t workspace_bytes,
+                             cudaStream_t stream) {
+  if (!valid(p)) return Status::invalid_argument;
+  switch (p.dtype) {
+    case DType::f32: return dispatch<float>(p, workspace, workspace_bytes, stream);
+    case DType::f16: return dispatch<__half>(p, workspace, workspace_bytes, stream);
+    case DType::bf16: return dispatch<__nv_bfloat16>(p, workspace, workspace_bytes, stream);
+  }
+  return Status::unsupported_dtype;
+}
+
+Status invariant_reduce_varlen_cuda(const VarlenReduceProblem& p, void* workspace, std::size_t workspace_bytes,
+                                    cudaStream_t stream) {
+  if (!p.values || !p.offsets || !p.out || p.rows < 0 || p.max_length < 0) return Status::invalid_argument;
+  switch (p.dtype) {
+    case DType::f32: return dispatch_varlen<float>(p, workspace, workspace_bytes, stream);
+    case DType::f16: return dispatch_varlen<__half>(p, workspace, workspace_bytes, stream);
+    case DType::bf16: return dispatch_varlen<__nv_bfloat16>(p, workspace, workspace_bytes, stream);
+  }
+  return Status::unsupported_dtype;
+}
+
+}  // namespace samebits::kernels
