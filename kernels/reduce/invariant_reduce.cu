@@ -1,10 +1,9 @@
 // The CUDA kernels of the invariant reduction. Each follows invariant_reduce_order.h exactly; they
 // differ only in how threads are mapped to the order's lanes, never in which values meet in an add.
-//   chunk_kernel:  one block of 256 threads per (reduction, chunk of 4096): thread t is lane t, the
-//                  tree runs through shared memory (s = 128..32) and warp shuffles (s = 16..1).
-//   short_kernel:  one warp per reduction of length <= 128 (lanes 32..255 are empty).
-//   column_kernel: one thread per reduction of length <= 128, its 32 lanes in registers, for
-//                  reductions whose neighbours (not elements) are adjacent in memory.
+//   chunk_kernel:  one warp per (reduction, chunk of 4096): thread w holds lanes w + 32 m, so the
+//                  tree's first levels stay in registers and the last five are shuffles.
+//   column_kernel: one thread per four adjacent reductions of length <= 128 (column sums), their
+//                  32 lanes completed in order in registers.
 // An empty lane holds +0.0, and adding +0.0 changes no lane (a lane sum starts at +0.0 and so is
 // never -0.0): kernels may skip lanes, chunks and padding that the order fills with zeros.
 #include <cuda_bf16.h>
@@ -26,11 +25,17 @@ constexpr int kShortMax = 128;  // lengths the one-warp and one-thread kernels t
 template <typename T>
 __device__ __forceinline__ float to_float(T v);
 template <>
-__device__ __forceinline__ float to_float<float>(float v) { return v; }
+__device__ __forceinline__ float to_float<float>(float v) {
+  return v;
+}
 template <>
-__device__ __forceinline__ float to_float<__half>(__half v) { return __half2float(v); }
+__device__ __forceinline__ float to_float<__half>(__half v) {
+  return __half2float(v);
+}
 template <>
-__device__ __forceinline__ float to_float<__nv_bfloat16>(__nv_bfloat16 v) { return __bfloat162float(v); }
+__device__ __forceinline__ float to_float<__nv_bfloat16>(__nv_bfloat16 v) {
+  return __bfloat162float(v);
+}
 
 // A 16-bit value from its bits (little-endian halves of a 32-bit word), as float.
 template <typename T>
@@ -49,7 +54,10 @@ __device__ __forceinline__ void load4(const T* p, std::int64_t stride, float (&v
   if (stride == 1 && reinterpret_cast<std::uintptr_t>(p) % kBytes == 0) {
     if constexpr (sizeof(T) == 4) {
       const float4 q = *reinterpret_cast<const float4*>(p);
-      v[0] = q.x; v[1] = q.y; v[2] = q.z; v[3] = q.w;
+      v[0] = q.x;
+      v[1] = q.y;
+      v[2] = q.z;
+      v[3] = q.w;
     } else {
       const uint2 q = *reinterpret_cast<const uint2*>(p);
       v[0] = from_bits<T>(q.x & 0xffffu);
@@ -94,9 +102,11 @@ struct Sink {
   }
 };
 
-// Lane t of a 256-lane chunk of n <= 4096 elements: its sum of up to 16 of them, in order k, then j.
+// Lane t of a 256-lane chunk of n <= 4096 elements: its sum of up to 16 of them, in order k, then
+// j.
 template <typename T>
-__device__ __forceinline__ float lane_sum(const T* row, std::int64_t stride, std::int64_t n, int t) {
+__device__ __forceinline__ float lane_sum(const T* row, std::int64_t stride, std::int64_t n,
+                                          int t) {
   float acc = 0.0f;
 #pragma unroll
   for (int k = 0; k < kSteps; ++k) {
@@ -107,7 +117,8 @@ __device__ __forceinline__ float lane_sum(const T* row, std::int64_t stride, std
 #pragma unroll
       for (int j = 0; j < 4; ++j) acc = __fadd_rn(acc, v[j]);
     } else {
-      for (int j = 0; j < 4 && p + j < n; ++j) acc = __fadd_rn(acc, to_float(row[(p + j) * stride]));
+      for (int j = 0; j < 4 && p + j < n; ++j)
+        acc = __fadd_rn(acc, to_float(row[(p + j) * stride]));
     }
   }
   return acc;
@@ -121,76 +132,129 @@ __device__ __forceinline__ float warp_tree(float v) {
   return v;
 }
 
-// Block (reduction r, chunk c). With one chunk per row it writes r's result to `sink`; otherwise
-// chunk c's sum goes to partial[r * chunks_per_row + c] (+0.0 for chunks past a short row's end).
+constexpr int kWarpsPerBlock = 8;
+constexpr int kLanesPerThread = kLanes / 32;  // 8: warp thread w holds lanes w + 32 m, m = 0..7
+
+// One warp per (reduction r, chunk c). Thread w holds lanes t = w + 32 m: the tree's levels 128,
+// 64 and 32 pair lanes of the same thread (m with m + 4, + 2, + 1), levels 16..1 go through
+// shuffles. With one chunk per row it writes r's result to `sink`; otherwise chunk c's sum goes to
+// partial[r * chunks_per_row + c] (+0.0 for chunks past a short row's end).
 template <typename T>
-__global__ void __launch_bounds__(kLanes)
-    chunk_kernel(const T* x, Source src, std::int64_t chunks_per_row, float* partial, Sink sink) {
-  __shared__ float lanes[kLanes];
-  const std::int64_t r = blockIdx.x / chunks_per_row;
-  const std::int64_t c = blockIdx.x % chunks_per_row;
+__global__ void __launch_bounds__(kWarpsPerBlock * 32)
+    chunk_kernel(const T* x, Source src, std::int64_t items, std::int64_t chunks_per_row,
+                 float* partial, Sink sink) {
+  const std::int64_t item = std::int64_t{blockIdx.x} * kWarpsPerBlock + threadIdx.x / 32;
+  if (item >= items) return;  // whole warps leave together
+  const int w = threadIdx.x % 32;
+  const std::int64_t r = item / chunks_per_row;
+  const std::int64_t c = item % chunks_per_row;
   const std::int64_t n = src.length(r);
   const std::int64_t begin = c * kChunk;
-  const int t = threadIdx.x;
-  float acc = 0.0f;
+  float acc[kLanesPerThread];
+#pragma unroll
+  for (int m = 0; m < kLanesPerThread; ++m) acc[m] = 0.0f;
   if (begin < n) {
     const std::int64_t len = n - begin < kChunk ? n - begin : kChunk;
-    acc = lane_sum(x + src.start(r) + begin * src.stride_length, src.stride_length, len, t);
-  }
-  lanes[t] = acc;
-  __syncthreads();
+    const T* chunk = x + src.start(r) + begin * src.stride_length;
 #pragma unroll
-  for (int s = kLanes / 2; s >= 32; s /= 2) {
-    if (t < s) lanes[t] = __fadd_rn(lanes[t], lanes[t + s]);
-    __syncthreads();
+    for (int m = 0; m < kLanesPerThread; ++m)
+      acc[m] = lane_sum(chunk, src.stride_length, len, w + 32 * m);
   }
-  if (t < 32) {
-    const float sum = warp_tree(lanes[t]);
-    if (t == 0) {
-      if (chunks_per_row == 1) sink.write(r, sum);
-      else partial[r * chunks_per_row + c] = sum;
+#pragma unroll
+  for (int m = 0; m < 4; ++m) acc[m] = __fadd_rn(acc[m], acc[m + 4]);  // s = 128
+#pragma unroll
+  for (int m = 0; m < 2; ++m) acc[m] = __fadd_rn(acc[m], acc[m + 2]);  // s = 64
+  acc[0] = __fadd_rn(acc[0], acc[1]);                                  // s = 32
+  const float sum = warp_tree(acc[0]);                                 // s = 16 .. 1
+  if (w == 0) {
+    if (chunks_per_row == 1)
+      sink.write(r, sum);
+    else
+      partial[r * chunks_per_row + c] = sum;
+  }
+}
+
+constexpr int kColumns = 4;  // adjacent reductions per thread in the column kernel
+
+// Four adjacent elements of a row of the column layout (adjacent reductions), as one vector load
+// when aligned; `count` < 4 at the right edge.
+template <typename T>
+__device__ __forceinline__ void load_columns(const T* p, int count, float (&v)[kColumns]) {
+  if (count == kColumns) {
+    load4(p, 1, v);
+  } else {
+#pragma unroll
+    for (int q = 0; q < kColumns; ++q) v[q] = q < count ? to_float(p[q]) : 0.0f;
+  }
+}
+
+// One level of the tree over lanes held in registers: lane t < S adds lane t + S. (A loop over S
+// would index the array at run time and move it to local memory.)
+template <int S>
+__device__ __forceinline__ void tree_level(float (&lane)[16][kColumns]) {
+#pragma unroll
+  for (int t = 0; t < S; ++t) {
+#pragma unroll
+    for (int q = 0; q < kColumns; ++q) lane[t][q] = __fadd_rn(lane[t][q], lane[t + S][q]);
+  }
+}
+
+// Lane t of four adjacent reductions: rows 4t..4t+3 added in order into each column's lane sum.
+template <typename T>
+__device__ __forceinline__ void lane_of_columns(const T* base, std::int64_t stride, std::int64_t n,
+                                                int count, int t, float (&acc)[kColumns]) {
+#pragma unroll
+  for (int q = 0; q < kColumns; ++q) acc[q] = 0.0f;
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    const std::int64_t p = 4 * t + j;
+    if (p < n) {
+      float v[kColumns];
+      load_columns(base + p * stride, count, v);
+#pragma unroll
+      for (int q = 0; q < kColumns; ++q) acc[q] = __fadd_rn(acc[q], v[q]);
     }
   }
 }
 
-// One warp per reduction of n <= 128: lane t holds lane t's sum (elements 4t..4t+3).
-template <typename T>
-__global__ void short_kernel(const T* x, Source src, std::int64_t reductions, Sink sink) {
-  const std::int64_t r = (std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x) / 32;
-  const int t = threadIdx.x % 32;
-  if (r >= reductions) return;  // whole warps leave together
-  const float sum = warp_tree(lane_sum(x + src.start(r), src.stride_length, src.length(r), t));
-  if (t == 0) sink.write(r, sum);
-}
-
-// One thread per reduction of n <= 128, its 32 lanes in registers: for column sums, where adjacent
-// threads read adjacent reductions (coalesced) and each walks its own elements at stride_length.
+// Four adjacent reductions of n <= 128 per thread, for column sums (reductions side by side in
+// memory, each walking its elements at stride_length): coalesced loads across the warp. Lanes are
+// completed in order t = 0..31; lanes 0..15 wait for their level-16 partners t + 16, then levels
+// 8..1 run in registers.
 template <typename T>
 __global__ void column_kernel(const T* x, Source src, std::int64_t reductions, Sink sink) {
-  const std::int64_t r = std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
-  if (r >= reductions) return;
-  const T* row = x + src.start(r);
+  const std::int64_t first = (std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x) * kColumns;
+  if (first >= reductions) return;
+  const int count = reductions - first < kColumns ? static_cast<int>(reductions - first) : kColumns;
+  // Rows of the column layout: adjacent reductions are adjacent in memory (stride_inner == 1), so
+  // reductions first..first+3 share every row; first may cross into the next outer index only when
+  // inner is not a multiple of 4, which the caller rules out.
+  const T* base = x + src.start(first);
   const std::int64_t n = src.n;
-  float lane[32];
+  float lane[16][kColumns];
 #pragma unroll
-  for (int t = 0; t < 32; ++t) {
-    float acc = 0.0f;
+  for (int t = 0; t < 16; ++t) lane_of_columns(base, src.stride_length, n, count, t, lane[t]);
 #pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      const std::int64_t p = 4 * t + j;
-      if (p < n) acc = __fadd_rn(acc, to_float(row[p * src.stride_length]));
-    }
-    lane[t] = acc;
+  for (int t = 16; t < 32; ++t) {
+    float acc[kColumns];
+    lane_of_columns(base, src.stride_length, n, count, t, acc);
+#pragma unroll
+    for (int q = 0; q < kColumns; ++q)
+      lane[t - 16][q] = __fadd_rn(lane[t - 16][q], acc[q]);  // s = 16
   }
+  tree_level<8>(lane);
+  tree_level<4>(lane);
+  tree_level<2>(lane);
+  tree_level<1>(lane);
 #pragma unroll
-  for (int s = 16; s >= 1; s /= 2) {
-#pragma unroll
-    for (int t = 0; t < s; ++t) lane[t] = __fadd_rn(lane[t], lane[t + s]);
+  for (int q = 0; q < kColumns; ++q) {
+    if (q < count) sink.write(first + q, lane[0][q]);  // constant q keeps `lane` in registers
   }
-  sink.write(r, lane[0]);
 }
 
-Status launched() { return cudaGetLastError() == cudaSuccess ? Status::ok : Status::cuda_error; }
+Status launched() {
+  return cudaGetLastError() == cudaSuccess ? Status::ok : Status::cuda_error;
+}
 
 constexpr std::int64_t kMaxBlocks = 2147483647;
 
@@ -198,64 +262,87 @@ constexpr std::int64_t kMaxBlocks = 2147483647;
 // beside them, the next pass's (passes alternate between the two halves).
 std::size_t workspace_floats(std::int64_t reductions, std::int64_t n) {
   const std::int64_t c = chunks(n);
-  if (n <= kShortMax || c <= 1) return 0;
+  if (c <= 1) return 0;
   return 2 * static_cast<std::size_t>(reductions) * static_cast<std::size_t>(c);
 }
 
 // Reduces `reductions` rows described by `src` into `sink`: short rows by warps; otherwise chunk
 // sums pass by pass (each pass's rows are the previous pass's chunk sums) until one chunk is left.
 template <typename T>
+Status launch_chunks(const T* x, Source src, std::int64_t reductions, std::int64_t chunks_per_row,
+                     float* partial, Sink sink, cudaStream_t stream) {
+  const std::int64_t items = reductions * chunks_per_row;
+  const std::int64_t blocks = (items + kWarpsPerBlock - 1) / kWarpsPerBlock;
+  if (blocks > kMaxBlocks) return Status::invalid_argument;
+  chunk_kernel<T><<<static_cast<unsigned>(blocks), kWarpsPerBlock * 32, 0, stream>>>(
+      x, src, items, chunks_per_row, partial, sink);
+  return launched();
+}
+
+// Reduces `reductions` rows described by `src` into `sink`: chunk sums pass by pass (each pass's
+// rows are the previous pass's chunk sums) until one chunk per row is left.
+template <typename T>
 Status run_rows(const T* x, Source src, std::int64_t max_n, std::int64_t reductions, Sink sink,
                 float* workspace, std::size_t workspace_bytes, cudaStream_t stream) {
   if (reductions == 0) return Status::ok;
-  if (max_n <= kShortMax) {
-    constexpr int kWarps = 8;
-    const std::int64_t blocks = (reductions + kWarps - 1) / kWarps;
-    if (blocks > kMaxBlocks) return Status::invalid_argument;
-    short_kernel<T><<<static_cast<unsigned>(blocks), kWarps * 32, 0, stream>>>(x, src, reductions, sink);
-    return launched();
-  }
   std::int64_t c = chunks(max_n);
-  if (reductions * c > kMaxBlocks) return Status::invalid_argument;
-  if (c == 1) {
-    chunk_kernel<T><<<static_cast<unsigned>(reductions), kLanes, 0, stream>>>(x, src, 1, nullptr, sink);
-    return launched();
-  }
-  if (workspace_bytes < workspace_floats(reductions, max_n) * sizeof(float)) return Status::workspace_too_small;
-  float* halves[2] = {workspace, workspace + static_cast<std::size_t>(reductions) * static_cast<std::size_t>(c)};
-  chunk_kernel<T><<<static_cast<unsigned>(reductions * c), kLanes, 0, stream>>>(x, src, c, halves[0], sink);
-  if (launched() != Status::ok) return Status::cuda_error;
+  if (c <= 1) return launch_chunks<T>(x, src, reductions, 1, nullptr, sink, stream);
+  if (workspace_bytes < workspace_floats(reductions, max_n) * sizeof(float))
+    return Status::workspace_too_small;
+  float* halves[2] = {
+      workspace, workspace + static_cast<std::size_t>(reductions) * static_cast<std::size_t>(c)};
+  if (launch_chunks<T>(x, src, reductions, c, halves[0], sink, stream) != Status::ok)
+    return Status::cuda_error;
   for (int pass = 0;; ++pass) {
     // Dense rows of c chunk sums each; zeros past a short row's chunks change nothing.
     const Source partial{1, c, 0, 1, nullptr, c};
     const std::int64_t next = chunks(c);
     float* in = halves[pass % 2];
-    float* out = halves[(pass + 1) % 2];
-    chunk_kernel<float><<<static_cast<unsigned>(reductions * next), kLanes, 0, stream>>>(in, partial, next, out,
-                                                                                           sink);
-    if (launched() != Status::ok) return Status::cuda_error;
+    float* out = next == 1 ? nullptr : halves[(pass + 1) % 2];
+    if (launch_chunks<float>(in, partial, reductions, next, out, sink, stream) != Status::ok) {
+      return Status::cuda_error;
+    }
     if (next == 1) return Status::ok;
     c = next;
   }
 }
 
+// Reductions side by side in memory, short enough for registers, and groups of four that never
+// straddle two outer indices (or a single outer index).
+bool column_layout(const ReduceProblem& p) {
+  return p.inner > 1 && p.stride_inner == 1 && p.length <= kShortMax &&
+         (p.inner % kColumns == 0 || p.outer == 1);
+}
+
 template <typename T>
-Status dispatch(const ReduceProblem& p, void* workspace, std::size_t workspace_bytes, cudaStream_t stream) {
+Status dispatch(const ReduceProblem& p, void* workspace, std::size_t workspace_bytes,
+                cudaStream_t stream) {
   const T* x = static_cast<const T*>(p.x);
   const std::int64_t reductions = p.outer * p.inner;
-  const Source src{std::max<std::int64_t>(p.inner, 1), p.stride_outer, p.stride_inner, p.stride_length, nullptr,
+  const Source src{std::max<std::int64_t>(p.inner, 1),
+                   p.stride_outer,
+                   p.stride_inner,
+                   p.stride_length,
+                   nullptr,
                    p.length};
-  const Sink sink{p.out, std::max<std::int64_t>(p.inner, 1), p.out_stride_outer, p.out_stride_inner, p.mean,
-                  nullptr, p.length};
+  const Sink sink{p.out,
+                  std::max<std::int64_t>(p.inner, 1),
+                  p.out_stride_outer,
+                  p.out_stride_inner,
+                  p.mean,
+                  nullptr,
+                  p.length};
   if (reductions == 0) return Status::ok;
-  if (p.inner > 1 && p.stride_inner == 1 && p.length <= kShortMax) {
+  if (column_layout(p)) {
     constexpr int kThreads = 256;
-    const std::int64_t blocks = (reductions + kThreads - 1) / kThreads;
+    const std::int64_t blocks = (reductions + kThreads * kColumns - 1) / (kThreads * kColumns);
     if (blocks > kMaxBlocks) return Status::invalid_argument;
-    column_kernel<T><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(x, src, reductions, sink);
+    column_kernel<T>
+        <<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(x, src, reductions, sink);
     return launched();
   }
-  return run_rows<T>(x, src, p.length, reductions, sink, static_cast<float*>(workspace), workspace_bytes, stream);
+  return run_rows<T>(x, src, p.length, reductions, sink, static_cast<float*>(workspace),
+                     workspace_bytes, stream);
 }
 
 template <typename T>
@@ -274,7 +361,7 @@ bool valid(const ReduceProblem& p) {
 }  // namespace
 
 std::size_t invariant_reduce_workspace_bytes(const ReduceProblem& p) {
-  if (p.inner > 1 && p.stride_inner == 1 && p.length <= kShortMax) return 0;
+  if (column_layout(p)) return 0;
   return workspace_floats(p.outer * p.inner, p.length) * sizeof(float);
 }
 
@@ -293,9 +380,10 @@ Status invariant_reduce_cuda(const ReduceProblem& p, void* workspace, std::size_
   return Status::unsupported_dtype;
 }
 
-Status invariant_reduce_varlen_cuda(const VarlenReduceProblem& p, void* workspace, std::size_t workspace_bytes,
-                                    cudaStream_t stream) {
-  if (!p.values || !p.offsets || !p.out || p.rows < 0 || p.max_length < 0) return Status::invalid_argument;
+Status invariant_reduce_varlen_cuda(const VarlenReduceProblem& p, void* workspace,
+                                    std::size_t workspace_bytes, cudaStream_t stream) {
+  if (!p.values || !p.offsets || !p.out || p.rows < 0 || p.max_length < 0)
+    return Status::invalid_argument;
   switch (p.dtype) {
     case DType::f32: return dispatch_varlen<float>(p, workspace, workspace_bytes, stream);
     case DType::f16: return dispatch_varlen<__half>(p, workspace, workspace_bytes, stream);
