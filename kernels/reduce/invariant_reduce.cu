@@ -2,6 +2,7 @@
 // differ only in how threads are mapped to the order's lanes, never in which values meet in an add.
 //   chunk_kernel:  one warp per (reduction, chunk of 4096): thread w holds lanes w + 32 m, so the
 //                  tree's first levels stay in registers and the last five are shuffles.
+//   short_kernel:  one warp per reduction of length <= 128 (lanes 32..255 are empty).
 //   column_kernel: one thread per four adjacent reductions of length <= 128 (column sums), their
 //                  32 lanes completed in order in registers.
 // An empty lane holds +0.0, and adding +0.0 changes no lane (a lane sum starts at +0.0 and so is
@@ -174,6 +175,17 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
   }
 }
 
+// One warp per reduction of n <= 128: thread t is lane t (elements 4t..4t+3); lanes 32..255 are
+// empty, so the tree's levels 128..32 change nothing and only the shuffles remain.
+template <typename T>
+__global__ void short_kernel(const T* x, Source src, std::int64_t reductions, Sink sink) {
+  const std::int64_t r = (std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x) / 32;
+  const int t = threadIdx.x % 32;
+  if (r >= reductions) return;  // whole warps leave together
+  const float sum = warp_tree(lane_sum(x + src.start(r), src.stride_length, src.length(r), t));
+  if (t == 0) sink.write(r, sum);
+}
+
 constexpr int kColumns = 4;  // adjacent reductions per thread in the column kernel
 
 // Four adjacent elements of a row of the column layout (adjacent reductions), as one vector load
@@ -285,6 +297,12 @@ template <typename T>
 Status run_rows(const T* x, Source src, std::int64_t max_n, std::int64_t reductions, Sink sink,
                 float* workspace, std::size_t workspace_bytes, cudaStream_t stream) {
   if (reductions == 0) return Status::ok;
+  if (max_n <= kShortMax) {
+    const std::int64_t blocks = (reductions + kWarpsPerBlock - 1) / kWarpsPerBlock;
+    if (blocks > kMaxBlocks) return Status::invalid_argument;
+    short_kernel<T><<<static_cast<unsigned>(blocks), kWarpsPerBlock * 32, 0, stream>>>(x, src, reductions, sink);
+    return launched();
+  }
   std::int64_t c = chunks(max_n);
   if (c <= 1) return launch_chunks<T>(x, src, reductions, 1, nullptr, sink, stream);
   if (workspace_bytes < workspace_floats(reductions, max_n) * sizeof(float))
