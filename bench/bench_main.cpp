@@ -1,122 +1,108 @@
-// samebits_bench: each bundled kernel against the ATen op it stands beside, timed in the same run
-// on the same inputs (CUDA events, median of many), with the ratio and achieved bandwidth.
+// samebits_bench: each bundled kernel against the ATen op(s) it stands beside, timed in the same
+// run on the same inputs (CUDA events, median of many), with ratios, bandwidth and checks.
 #include <ATen/ATen.h>
-#include <ATen/cuda/CUDAContext.h>
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
-#include <algorithm>
-#include <functional>
+#include <cmath>
+#include <exception>
+#include <map>
 #include <string>
 #include <vector>
 
+#include "bench/bench_rows.h"
 #include "harness/environment.h"
-#include "kernels/reduce/binding.h"
 #include "reports/atomic_file.h"
 
-namespace samebits {
+namespace samebits::bench {
 namespace {
 
-// Median time of fn in microseconds: warm-up first, then `reps` timed runs, each between two
-// events.
-double median_us(const std::function<void()>& fn, int reps) {
-  for (int i = 0; i < 5; ++i) fn();
-  at::cuda::getCurrentCUDAStream().synchronize();
-  std::vector<double> times;
-  cudaEvent_t start, stop;
-  cudaEventCreate(&start);
-  cudaEventCreate(&stop);
-  const cudaStream_t stream = at::cuda::getCurrentCUDAStream();
-  for (int i = 0; i < reps; ++i) {
-    cudaEventRecord(start, stream);
-    fn();
-    cudaEventRecord(stop, stream);
-    cudaEventSynchronize(stop);
-    float ms = 0;
-    cudaEventElapsedTime(&ms, start, stop);
-    times.push_back(ms * 1000.0);
+const std::map<std::string, std::vector<Row> (*)(int)> kFamilies = {{"reduce", reduce_rows},
+                                                                    {"topk", topk_rows},
+                                                                    {"topk_small", topk_small_rows},
+                                                                    {"indexer", indexer_rows}};
+
+// Geometric mean and minimum of the speedups of one family's rows.
+void print_family_summary(const std::string& family, const std::vector<Row>& rows) {
+  double log_sum = 0, worst = INFINITY;
+  int n = 0;
+  for (const Row& r : rows) {
+    if (r.family != family) continue;
+    const double ratio = r.baseline_us / r.samebits_us;
+    log_sum += std::log(ratio);
+    worst = std::min(worst, ratio);
+    ++n;
   }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
+  if (n > 0) {
+    fmt::print("{}: {} rows, geomean speedup {:.2f}, slowest point {:.2f}\n", family, n,
+               std::exp(log_sum / n), worst);
+  }
 }
 
-struct Row {
-  std::string family, name;
-  double aten_us, samebits_us, bytes;
-  bool same_bits_as_twin;
-};
-
-Row reduce_row(const std::string& name, std::vector<std::int64_t> shape, std::int64_t dim,
-               at::ScalarType dtype, int reps) {
-  const at::Tensor x = at::randn(shape, at::device(at::kCUDA)).to(dtype);
-  at::Tensor ours;
-  const double aten = median_us([&] { x.sum(dim); }, reps);
-  const double mine = median_us([&] { ours = invariant_reduce(x, dim, false); }, reps);
-  // Timing means nothing if the kernel is wrong: check it against its CPU twin on this input.
-  const at::Tensor twin = invariant_reduce(x.cpu(), dim, false);
-  const bool same = at::equal(twin.view(at::kInt), ours.cpu().view(at::kInt));
-  const double bytes = static_cast<double>(x.numel() * x.element_size() + ours.numel() * 4);
-  return {"reduce", name, aten, mine, bytes, same};
-}
-
-int run(int reps, const std::string& out_path) {
+int run(int reps, const std::vector<std::string>& only, const std::string& out_path) {
   if (!at::hasCUDA()) {
     fmt::print(stderr, "samebits_bench: needs a CUDA GPU\n");
     return 3;
   }
   std::vector<Row> rows;
-  rows.push_back(reduce_row("sum(0) f32 [64, 2^20]", {64, 1 << 20}, 0, at::kFloat, reps));
-  rows.push_back(reduce_row("sum(1) f32 [64, 2^20]", {64, 1 << 20}, 1, at::kFloat, reps));
-  rows.push_back(reduce_row("sum(1) f32 [2^20, 64]", {1 << 20, 64}, 1, at::kFloat, reps));
-  rows.push_back(reduce_row("sum(1) f32 [2^16, 1000]", {1 << 16, 1000}, 1, at::kFloat, reps));
-  rows.push_back(reduce_row("sum(0) bf16 [64, 2^20]", {64, 1 << 20}, 0, at::kBFloat16, reps));
-  rows.push_back(reduce_row("sum(1) bf16 [8192, 8192]", {8192, 8192}, 1, at::kBFloat16, reps));
-  rows.push_back(reduce_row("sum(1) f32 [1, 2^26]", {1, 1 << 26}, 1, at::kFloat, reps));
-
-  const Json env = environment_block(at::Device(at::kCUDA, 0));
-  fmt::print("{:<8} {:<28} {:>10} {:>12} {:>8} {:>11} {:>11} {}\n", "family", "case", "aten us",
-             "samebits us", "ratio", "aten GB/s", "ours GB/s", "bits");
+  bool all_checked = true;
+  for (const auto& [family, measure] : kFamilies) {
+    if (!only.empty() && std::find(only.begin(), only.end(), family) == only.end()) continue;
+    try {
+      for (Row& r : measure(reps)) rows.push_back(std::move(r));
+    } catch (const std::exception& e) {  // one family's failure leaves the others' rows
+      fmt::print(stderr, "samebits_bench: {} failed: {}\n", family, e.what());
+      all_checked = false;
+    }
+  }
+  fmt::print("{:<10} {:<28} {:<26} {:>10} {:>11} {:>8} {:>9} {}\n", "family", "case", "baseline",
+             "base us", "samebits us", "speedup", "ours GB/s", "check");
   Json results = Json::array();
-  for (const auto& r : rows) {
-    const double ratio = r.aten_us / r.samebits_us;
-    fmt::print("{:<8} {:<28} {:>10.1f} {:>12.1f} {:>8.2f} {:>11.0f} {:>11.0f} {}\n", r.family,
-               r.name, r.aten_us, r.samebits_us, ratio, r.bytes / r.aten_us / 1e3,
-               r.bytes / r.samebits_us / 1e3, r.same_bits_as_twin ? "= twin" : "DIFFERS FROM TWIN");
+  for (const Row& r : rows) {
+    const double ratio = r.baseline_us / r.samebits_us;
+    fmt::print("{:<10} {:<28} {:<26} {:>10.1f} {:>11.1f} {:>8.2f} {:>9} {}\n", r.family, r.name,
+               r.baseline, r.baseline_us, r.samebits_us, ratio,
+               r.bytes > 0 ? fmt::format("{:.0f}", r.bytes / r.samebits_us / 1e3) : "-",
+               r.checked ? r.check : "FAILED: " + r.check);
+    all_checked = all_checked && r.checked;
     results.push_back(Json{{"family", r.family},
                            {"case", r.name},
-                           {"aten_us", r.aten_us},
+                           {"baseline", r.baseline},
+                           {"baseline_us", r.baseline_us},
                            {"samebits_us", r.samebits_us},
                            {"speedup", ratio},
                            {"bytes", r.bytes},
-                           {"same_bits_as_twin", r.same_bits_as_twin}});
+                           {"check", r.check},
+                           {"checked", r.checked}});
   }
-  fmt::print("(ratio = ATen time / samebits time; median of {} runs; GPU {})\n", reps,
+  for (const auto& [family, measure] : kFamilies) print_family_summary(family, rows);
+  const Json env = environment_block(at::Device(at::kCUDA, 0));
+  fmt::print("(speedup = baseline time / samebits time; median of {} runs; GPU {})\n", reps,
              env["gpu"]["name"].get<std::string>());
   if (!out_path.empty()) {
     write_file_atomically(out_path, Json{{"environment", env},
                                          {"tool", tool_block()},
                                          {"created", utc_timestamp()},
+                                         {"reps", reps},
                                          {"results", results}}
                                             .dump(2) +
                                         "\n");
   }
-  for (const auto& r : rows) {
-    if (!r.same_bits_as_twin) return 1;
-  }
-  return 0;
+  return all_checked ? 0 : 1;
 }
 
 }  // namespace
-}  // namespace samebits
+}  // namespace samebits::bench
 
 int main(int argc, char** argv) {
   CLI::App app{"samebits_bench: bundled kernels vs ATen, same run, same inputs"};
   int reps = 50;
+  std::vector<std::string> only;
   std::string out;
   app.add_option("--reps", reps, "timed runs per measurement (median reported)");
+  app.add_option("--only", only, "families to run (default: all)")
+      ->check(CLI::IsMember({"reduce", "topk", "topk_small", "indexer"}));
   app.add_option("--out", out, "write the results as JSON here");
   CLI11_PARSE(app, argc, argv);
-  return samebits::run(reps, out);
+  return samebits::bench::run(reps, only, out);
 }

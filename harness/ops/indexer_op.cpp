@@ -1,5 +1,6 @@
 // The attention-indexer op of reference 000: per item q @ K^T, relu, * w, sum over heads, top-k.
-// Three ATen formulations show where a padded head sum and a sort instead of topk change bits.
+// Three ATen formulations show where a padded head sum and a sort instead of topk change bits;
+// the bundled samebits kernel runs a ragged batch in one call, bfloat16 or float8 inputs.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -11,6 +12,8 @@
 #include "harness/ops/indexer_pipelines.h"
 #include "harness/ops/op_support.h"
 #include "harness/ops/ops.h"
+#include "kernels/indexer/invariant_indexer.h"
+#include "kernels/topk/invariant_topk.h"
 
 namespace samebits {
 namespace {
@@ -18,6 +21,10 @@ namespace {
 constexpr const char* kLoop = "aten.loop";
 constexpr const char* kLoopSort = "aten.loop_sort";
 constexpr const char* kPadded = "aten.padded";
+constexpr const char* kSamebits = "samebits";
+
+// e4m3fn's largest finite value.
+constexpr double kFloat8Max = 448.0;
 
 // Neighbours (items 1, 2, ...) of an item of length L get lengths drawn uniformly from
 // [ceil(L / 2), floor(3 L / 2)], so every batch is ragged around the item under test.
@@ -38,8 +45,27 @@ double power_of_two_inverse_sqrt(std::int64_t n) {
   return std::ldexp(1.0, -e);
 }
 
+// bfloat16, float16 and float32 for the ATen pipelines; bfloat16 and float8_e4m3fn for samebits.
 bool accepted_dtype(at::ScalarType t) {
-  return t == at::kBFloat16 || t == at::kHalf || t == at::kFloat;
+  return t == at::kBFloat16 || t == at::kHalf || t == at::kFloat || t == at::kFloat8_e4m3fn;
+}
+
+// The per-tensor float8 scale of x: the power of two 2^e with max|x| / 2^e in (224, 448], so
+// x / scale is exact before rounding to e4m3fn, never overflows it, and scale products stay exact
+// (q_scale * k_scale, dot * scale). 1 for an all-zero tensor.
+double float8_scale(const at::Tensor& x) {
+  const double amax = x.abs().max().item<double>();
+  if (!(amax > 0.0)) return 1.0;
+  int e = static_cast<int>(std::ceil(std::log2(amax / kFloat8Max)));
+  while (amax / std::ldexp(1.0, e) > kFloat8Max) ++e;
+  while (amax / std::ldexp(1.0, e - 1) <= kFloat8Max) --e;
+  return std::ldexp(1.0, e);
+}
+
+IndexerInputs indexer_inputs(const Item& item) {
+  const auto& in = item.inputs;
+  return {in.at(0), in.at(1), in.at(2), in.size() > 3 ? in[3] : at::Tensor(),
+          in.size() > 4 ? in[4] : at::Tensor()};
 }
 
 class IndexerOp final : public Op {
@@ -47,7 +73,8 @@ class IndexerOp final : public Op {
   std::string name() const override { return "indexer"; }
   std::string description() const override {
     return "attention indexer per item: (q @ K^T).relu() * w[:, None], summed over heads, top-k "
-           "indices; q [H, d] and K [L, d] in the input dtype, w [H] float32";
+           "indices; q [H, d] and K [L, d] in the input dtype (float8: with per-tensor "
+           "power-of-two scales), w [H] float32";
   }
   std::vector<ImplSpec> implementations() const override {
     return {{kLoop, "per item: matmul, relu, * w, sum(dim=0), at::topk", true, true},
@@ -58,6 +85,12 @@ class IndexerOp final : public Op {
             {kPadded,
              "keys zero-padded to [B, maxL, d], one bmm, relu, * w, sum over heads of the padded "
              "[B, H, maxL] buffer, padding set to -inf, one stable argsort",
+             true, true},
+            {kSamebits,
+             "torch.ops.samebits.indexer: every item in one call, keys packed end to end with "
+             "offsets; float32 fma dot products (no rounding of q @ K^T to the input dtype), "
+             "heads summed in ascending order, top-k in the stable descending order "
+             "(kernels/indexer); bfloat16 or float8_e4m3fn inputs",
              true, true}};
   }
   std::vector<AxisSpec> axes() const override {
@@ -100,8 +133,8 @@ class IndexerOp final : public Op {
       return fmt::format("zero_keys is a fraction in [0, 1], got {}", zero_keys);
     if (!accepted_dtype(parse_dtype(p.text("dtype")))) {
       return fmt::format(
-          "the indexer takes bfloat16, float16 or float32 inputs, got {} (fp8 would need "
-          "at::_scaled_mm, which has no batched form for aten.padded)",
+          "the indexer takes bfloat16, float16, float32 (ATen pipelines) or float8_e4m3fn "
+          "(samebits) inputs, got {}",
           p.text("dtype"));
     }
     const std::int64_t k = p.integer("k");
@@ -127,6 +160,15 @@ class IndexerOp final : public Op {
 
   std::optional<std::string> unsupported(const Point& p, const std::string& impl,
                                          const at::Device&) const override {
+    const at::ScalarType dtype = parse_dtype(p.text("dtype"));
+    if (impl == kSamebits) return samebits_unsupported(p, dtype);
+    if (dtype == at::kFloat8_e4m3fn) {
+      return fmt::format(
+          "{} computes q @ K^T with at::matmul, which has no float8_e4m3fn kernel (a per-item "
+          "at::_scaled_mm would have no batched form for aten.padded); float8 runs in samebits "
+          "only",
+          impl);
+    }
     if (!p.has("padding")) return std::nullopt;
     if (impl == kLoop) {
       return "aten.loop runs every item alone and never forms a padded batch: padding has "
@@ -149,9 +191,8 @@ class IndexerOp final : public Op {
     const at::ScalarType dtype = parse_dtype(p.text("dtype"));
     const std::string& generator = p.text("generator");
 
-    at::Tensor q = generate(generator, {heads, head_dim}, at::kFloat, device, gen)
-                       .mul_(power_of_two_inverse_sqrt(head_dim))
-                       .to(dtype);
+    const at::Tensor q = generate(generator, {heads, head_dim}, at::kFloat, device, gen)
+                             .mul_(power_of_two_inverse_sqrt(head_dim));
     at::Tensor keys = generate(generator, {length, head_dim}, at::kFloat, device, gen);
     const auto zero_rows = static_cast<std::int64_t>(std::llround(p.real("zero_keys") * length));
     if (zero_rows > 0) {
@@ -160,10 +201,19 @@ class IndexerOp final : public Op {
               .narrow(0, 0, zero_rows);
       keys.index_fill_(0, rows, 0.0);
     }
-    keys = keys.to(dtype);
     at::Tensor weights = generate(generator, {heads}, at::kFloat, device, gen)
                              .mul_(power_of_two_inverse_sqrt(heads));
-    return {{q, keys, weights}, length};
+    if (dtype != at::kFloat8_e4m3fn) return {{q.to(dtype), keys.to(dtype), weights}, length};
+    // float8: q and keys quantized per tensor; the scales travel with the item (inputs 3 and 4),
+    // and the reference multiplies them back in.
+    const double q_scale = float8_scale(q);
+    const double k_scale = float8_scale(keys);
+    const auto scale_tensor = [&](double scale) {
+      return at::full({1}, scale, at::TensorOptions().dtype(at::kFloat).device(device));
+    };
+    return {{q.div(q_scale).to(dtype), keys.div(k_scale).to(dtype), weights, scale_tensor(q_scale),
+             scale_tensor(k_scale)},
+            length};
   }
 
   std::vector<Outputs> run(const Point& p, const Shared&, const BatchRequest& r) const override {
@@ -171,9 +221,7 @@ class IndexerOp final : public Op {
       throw std::logic_error("indexer: layouts and chunking are not among its checks");
     }
     std::vector<IndexerInputs> items;
-    for (const Item* item : r.items) {
-      items.push_back({item->inputs.at(0), item->inputs.at(1), item->inputs.at(2)});
-    }
+    for (const Item* item : r.items) items.push_back(indexer_inputs(*item));
     const std::int64_t k = p.integer("k");
     const PaddingMode side = r.padding.value_or(PaddingMode::right);
     std::vector<IndexerResult> results;
@@ -185,6 +233,9 @@ class IndexerOp final : public Op {
       results = indexer_loop_sort(items, k, side);
     } else if (r.impl == kPadded) {
       results = indexer_padded(items, k, side, r.canary_padding);
+    } else if (r.impl == kSamebits) {
+      if (r.padding) throw Unsupported("samebits packs its batch and never forms a padded one");
+      results = indexer_samebits(items, k);
     } else {
       throw std::invalid_argument(fmt::format("indexer: unknown implementation \"{}\"", r.impl));
     }
@@ -196,12 +247,42 @@ class IndexerOp final : public Op {
   }
 
   Outputs reference(const Point& p, const Shared&, const Item& item) const override {
-    IndexerResult result = indexer_reference(
-        {item.inputs.at(0), item.inputs.at(1), item.inputs.at(2)}, p.integer("k"));
+    IndexerResult result = indexer_reference(indexer_inputs(item), p.integer("k"));
     return {{"scores", std::move(result.scores)}, {"indices", std::move(result.indices)}};
   }
 
  private:
+  // What torch.ops.samebits.indexer cannot take (kernels/indexer/invariant_indexer.h), and the
+  // padding checks, which have nothing to change for a call that never pads.
+  static std::optional<std::string> samebits_unsupported(const Point& p, at::ScalarType dtype) {
+    if (dtype != at::kBFloat16 && dtype != at::kFloat8_e4m3fn) {
+      return fmt::format(
+          "torch.ops.samebits.indexer takes bfloat16 or float8_e4m3fn inputs, not {}",
+          p.text("dtype"));
+    }
+    const std::int64_t heads = p.integer("heads");
+    const std::int64_t head_dim = p.integer("head_dim");
+    if (!kernels::indexer_heads_supported(heads)) {
+      return fmt::format("torch.ops.samebits.indexer takes heads 4, 8, 16, 32 or 64, not {}",
+                         heads);
+    }
+    if (head_dim % 4 != 0 || head_dim > kernels::kIndexerMaxHeadDim) {
+      return fmt::format(
+          "torch.ops.samebits.indexer takes head_dim a multiple of 4 up to {}, not {}",
+          kernels::kIndexerMaxHeadDim, head_dim);
+    }
+    if (p.integer("k") > kernels::kRadixSelectMaxK) {
+      return fmt::format("torch.ops.samebits.indexer takes k up to {}, not {}",
+                         kernels::kRadixSelectMaxK, p.integer("k"));
+    }
+    if (p.has("padding")) {
+      return "samebits packs the keys end to end with offsets and never forms a padded batch: "
+             "padding has nothing to change (batch_invariance and position_invariance run it on "
+             "ragged batches)";
+    }
+    return std::nullopt;
+  }
+
   static std::int64_t draw_length(std::int64_t length, const at::Device& device,
                                   at::Generator& gen) {
     const LengthRange range = neighbour_lengths(length);

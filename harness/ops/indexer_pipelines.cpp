@@ -1,11 +1,14 @@
 // The attention indexer's per-item pipeline (q @ K^T, relu, * w, sum over heads, top-k) written
-// three ways in ATen, as in the seed: a per-item loop, the loop with one batched sort, fully
-// padded.
+// three ways in ATen, as in the seed (a per-item loop, the loop with one batched sort, fully
+// padded), and as one packed call of the bundled torch.ops.samebits.indexer.
 #include "harness/ops/indexer_pipelines.h"
 
+#include <algorithm>
 #include <limits>
+#include <optional>
 
 #include "harness/kernel_capture.h"
+#include "kernels/indexer/binding.h"
 
 namespace samebits {
 namespace {
@@ -85,9 +88,51 @@ std::vector<IndexerResult> indexer_padded(const std::vector<IndexerInputs>& item
   return out;
 }
 
+std::vector<IndexerResult> indexer_samebits(const std::vector<IndexerInputs>& items,
+                                            std::int64_t k) {
+  std::vector<at::Tensor> queries, keys, weights, q_scales, k_scales;
+  std::vector<std::int64_t> offsets = {0};
+  std::int64_t longest = 0;
+  for (const auto& item : items) {
+    queries.push_back(item.q);
+    keys.push_back(item.keys);
+    weights.push_back(item.weights);
+    if (item.q_scale.defined()) q_scales.push_back(item.q_scale.reshape({1}));
+    if (item.k_scale.defined()) k_scales.push_back(item.k_scale.reshape({1}));
+    offsets.push_back(offsets.back() + item.keys.size(0));
+    longest = std::max(longest, item.keys.size(0));
+  }
+  const at::Device device = items.front().q.device();
+  const at::Tensor packed_offsets =
+      at::tensor(offsets, at::TensorOptions().dtype(at::kLong)).to(device);
+  const at::Tensor stacked_queries = at::stack(queries);  // [B, H, d]
+  const at::Tensor packed_keys = at::cat(keys);           // [total, d]
+  const at::Tensor stacked_weights = at::stack(weights);  // [B, H]
+  std::optional<at::Tensor> q_scale, k_scale;
+  if (!q_scales.empty()) q_scale = at::cat(q_scales);  // [B]
+  if (!k_scales.empty()) k_scale = at::cat(k_scales);
+  IndexerOutputs all;
+  {
+    const ComputeScope under_test;
+    all = invariant_indexer(stacked_queries, packed_keys, packed_offsets, stacked_weights, k,
+                            longest, q_scale, k_scale);
+  }
+  std::vector<IndexerResult> out;
+  for (std::size_t b = 0; b < items.size(); ++b) {
+    out.push_back({all.scores.narrow(0, offsets[b], offsets[b + 1] - offsets[b]),
+                   all.top_indices[static_cast<std::int64_t>(b)]});
+  }
+  return out;
+}
+
 IndexerResult indexer_reference(const IndexerInputs& item, std::int64_t k) {
-  const IndexerInputs wide{item.q.cpu().to(at::kDouble), item.keys.cpu().to(at::kDouble),
-                           item.weights.cpu().to(at::kDouble)};
+  // A float8 value (4 significant bits) times a float32 scale (24) is exact in float64.
+  auto widened = [](const at::Tensor& x, const at::Tensor& scale) {
+    const at::Tensor wide = x.cpu().to(at::kDouble);
+    return scale.defined() ? wide.mul(scale.cpu().to(at::kDouble)) : wide;
+  };
+  const IndexerInputs wide{widened(item.q, item.q_scale), widened(item.keys, item.k_scale),
+                           item.weights.cpu().to(at::kDouble), at::Tensor(), at::Tensor()};
   at::Tensor scores = head_sum_scores(wide);
   at::Tensor indices =
       at::argsort(scores, /*stable=*/true, /*dim=*/0, /*descending=*/true).narrow(0, 0, k);

@@ -1,6 +1,6 @@
 // The attention indexer's per-item pipeline (q @ K^T, relu, * w, sum over heads, top-k) written
-// three ways in ATen, as in the seed: a per-item loop, the loop with one batched sort, fully
-// padded.
+// three ways in ATen, as in the seed (a per-item loop, the loop with one batched sort, fully
+// padded), and as one packed call of the bundled torch.ops.samebits.indexer.
 #pragma once
 
 #include <ATen/ATen.h>
@@ -12,11 +12,14 @@
 
 namespace samebits {
 
-// One item: q [H, d] and keys [L, d] in the input dtype, head weights [H] in float32.
+// One item: q [H, d] and keys [L, d] in the input dtype, head weights [H] in float32. float8
+// items carry per-tensor scales (float32 [1]): q stands for q * q_scale, keys for keys * k_scale.
 struct IndexerInputs {
   at::Tensor q;
   at::Tensor keys;
   at::Tensor weights;
+  at::Tensor q_scale;  // undefined unless the inputs are float8
+  at::Tensor k_scale;
 };
 
 // One item's outputs: scores [L] float32 (float64 for the reference), indices [k] int64.
@@ -42,8 +45,16 @@ std::vector<IndexerResult> indexer_loop_sort(const std::vector<IndexerInputs>& i
 std::vector<IndexerResult> indexer_padded(const std::vector<IndexerInputs>& items, std::int64_t k,
                                           PaddingMode side, bool canary_padding);
 
-// The float64 CPU reference: the same pipeline on the same input values, with no rounding of the
-// q @ K^T products to the input dtype; indices by a stable descending sort of the float64 scores.
+// "samebits": every item in one call of torch.ops.samebits.indexer (kernels/indexer/binding.h),
+// keys packed end to end with offsets (no padding), float8 scales passed per item. Scores are
+// float32 fma dot products with no rounding to the input dtype; indices in the stable descending
+// order. Takes bfloat16 or float8_e4m3fn items.
+std::vector<IndexerResult> indexer_samebits(const std::vector<IndexerInputs>& items,
+                                            std::int64_t k);
+
+// The float64 CPU reference: the same pipeline on the same input values (float8 ones times their
+// scales), with no rounding of the q @ K^T products to the input dtype; indices by a stable
+// descending sort of the float64 scores.
 IndexerResult indexer_reference(const IndexerInputs& item, std::int64_t k);
 
 }  // namespace samebits

@@ -6,24 +6,13 @@
 #include <c10/cuda/CUDAGuard.h>
 #include <torch/library.h>
 
+#include "kernels/common/binding_support.h"
 #include "kernels/reduce/invariant_reduce.h"
 
 namespace samebits {
 namespace {
 
 using kernels::DType;
-using kernels::Status;
-
-DType dtype_of(const at::Tensor& x) {
-  switch (x.scalar_type()) {
-    case at::kFloat: return DType::f32;
-    case at::kHalf: return DType::f16;
-    case at::kBFloat16: return DType::bf16;
-    default:
-      TORCH_CHECK(false, "samebits reductions take float32, float16 or bfloat16, not ",
-                  x.scalar_type());
-  }
-}
 
 // One stride for dims [begin, end) if they can be walked as one index (size-1 dims are free).
 bool collapsible(const at::Tensor& x, std::int64_t begin, std::int64_t end, std::int64_t* stride) {
@@ -38,18 +27,12 @@ bool collapsible(const at::Tensor& x, std::int64_t begin, std::int64_t end, std:
   return true;
 }
 
-void check_status(Status s, const char* what) {
-  TORCH_CHECK(
-      s == Status::ok, "samebits ", what, " failed: ", kernels::to_string(s),
-      s == Status::cuda_error ? std::string(": ") + cudaGetErrorString(cudaGetLastError()) : "");
-}
-
 }  // namespace
 
 at::Tensor invariant_reduce(const at::Tensor& input, std::int64_t dim, bool mean) {
   TORCH_CHECK(input.dim() >= 1, "samebits.", mean ? "mean" : "sum", " needs at least one dim");
   dim = at::maybe_wrap_dim(dim, input.dim());
-  const DType dtype = dtype_of(input);
+  const DType dtype = kernel_dtype(input, mean ? "mean" : "sum");
   // The reduced dim must be one index and the dims before and after it one index each; a copy is
   // taken otherwise (the values, and so the bits of the result, do not change).
   std::int64_t so = 0, si = 0;
@@ -85,12 +68,12 @@ at::Tensor invariant_reduce(const at::Tensor& input, std::int64_t dim, bool mean
     at::Tensor workspace =
         at::empty({static_cast<std::int64_t>(kernels::invariant_reduce_workspace_bytes(p))},
                   x.options().dtype(at::kByte));
-    check_status(kernels::invariant_reduce_cuda(p, workspace.data_ptr(), workspace.numel(),
+    check_kernel_status(kernels::invariant_reduce_cuda(p, workspace.data_ptr(), workspace.numel(),
                                                 at::cuda::getCurrentCUDAStream()),
                  "reduction");
   } else {
     TORCH_CHECK(x.is_cpu(), "samebits reductions run on CPU or CUDA tensors, not ", x.device());
-    check_status(kernels::invariant_reduce_cpu(p), "reduction");
+    check_kernel_status(kernels::invariant_reduce_cpu(p), "reduction");
   }
   return out;
 }
@@ -117,7 +100,7 @@ at::Tensor invariant_reduce_varlen(const at::Tensor& values, const at::Tensor& o
   at::Tensor out = at::empty({rows}, v.options().dtype(at::kFloat));
   kernels::VarlenReduceProblem p;
   p.values = v.const_data_ptr();
-  p.dtype = dtype_of(v);
+  p.dtype = kernel_dtype(v, "sum_varlen");
   p.offsets = o.const_data_ptr<std::int64_t>();
   p.rows = rows;
   p.max_length = max_length;
@@ -128,11 +111,11 @@ at::Tensor invariant_reduce_varlen(const at::Tensor& values, const at::Tensor& o
     at::Tensor workspace =
         at::empty({static_cast<std::int64_t>(kernels::invariant_reduce_varlen_workspace_bytes(p))},
                   v.options().dtype(at::kByte));
-    check_status(kernels::invariant_reduce_varlen_cuda(p, workspace.data_ptr(), workspace.numel(),
+    check_kernel_status(kernels::invariant_reduce_varlen_cuda(p, workspace.data_ptr(), workspace.numel(),
                                                        at::cuda::getCurrentCUDAStream()),
                  "varlen reduction");
   } else {
-    check_status(kernels::invariant_reduce_varlen_cpu(p), "varlen reduction");
+    check_kernel_status(kernels::invariant_reduce_varlen_cpu(p), "varlen reduction");
   }
   return out;
 }

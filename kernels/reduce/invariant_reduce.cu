@@ -265,7 +265,7 @@ __global__ void column_kernel(const T* x, Source src, std::int64_t reductions, S
 }
 
 Status launched() {
-  return cudaGetLastError() == cudaSuccess ? Status::ok : Status::cuda_error;
+  return cudaPeekAtLastError() == cudaSuccess ? Status::ok : Status::cuda_error;
 }
 
 constexpr std::int64_t kMaxBlocks = 2147483647;

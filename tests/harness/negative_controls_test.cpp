@@ -1,10 +1,13 @@
 // Negative controls: the invariant implementation holds every check kind; each violator is caught
 // on its own check, with one-ULP evidence, and holds the others: every "holds" verdict can fail.
+// Also for the built-in ops: top-k tie orders other than the stable sort's, fp8 indexer items.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
 #include <tuple>
 
+#include "harness/ops/ops.h"
 #include "harness/runner.h"
 #include "reports/outcome.h"
 #include "tests/support/control_contract.h"
@@ -196,6 +199,149 @@ TEST(NegativeControls, SecondStreamIsSkippedOnTheCpu) {
   ASSERT_EQ(results.size(), 1u);
   EXPECT_EQ(results[0].verdict, Verdict::skipped);
   EXPECT_NE(results[0].reason.find("second stream"), std::string::npos) << results[0].reason;
+}
+
+// Top-k tie order. The built-in topk op plus one implementation that breaks ties the other way
+// round (larger index first): it returns the same values wherever no two of them tie, so only
+// the tie order can fail the samebits-style check (bitwise equivalence with samebits' stable
+// descending order). at::topk on the CPU, which orders ties by its partition, is the real one.
+constexpr const char* kTiesReversed = "ties_reversed";
+
+class TopkWithReversedTies final : public Op {
+ public:
+  std::string name() const override { return topk_->name(); }
+  std::string description() const override { return topk_->description(); }
+  std::vector<ImplSpec> implementations() const override {
+    auto impls = topk_->implementations();
+    impls.push_back({kTiesReversed,
+                     "stable descending argsort of the reversed row: ties in descending index "
+                     "order",
+                     true, true});
+    return impls;
+  }
+  std::vector<AxisSpec> axes() const override { return topk_->axes(); }
+  std::vector<std::string> outputs() const override { return topk_->outputs(); }
+  std::vector<CheckKind> checks() const override { return topk_->checks(); }
+  std::vector<LayoutKind> layouts() const override { return topk_->layouts(); }
+  std::vector<PaddingMode> paddings() const override { return topk_->paddings(); }
+  std::optional<std::string> impossible(const Point& p) const override {
+    return topk_->impossible(p);
+  }
+  Item make_item(const Point& p, const Shared& shared, const ItemSpec& spec,
+                 const at::Device& device, at::Generator& gen) const override {
+    return topk_->make_item(p, shared, spec, device, gen);
+  }
+  std::vector<Outputs> run(const Point& p, const Shared& shared,
+                           const BatchRequest& r) const override {
+    if (r.impl != kTiesReversed) return topk_->run(p, shared, r);
+    std::vector<at::Tensor> rows;
+    for (const Item* item : r.items) rows.push_back(item->inputs.at(0));
+    const at::Tensor batch = at::stack(rows);
+    const std::int64_t last = batch.size(1) - 1;
+    const at::Tensor flipped_order =
+        at::argsort(batch.flip(1), /*stable=*/true, 1, /*descending=*/true)
+            .narrow(1, 0, p.integer("k"));
+    const at::Tensor indices = flipped_order.neg().add(last);
+    const at::Tensor values = batch.gather(1, indices);
+    std::vector<Outputs> out;
+    for (std::int64_t b = 0; b < batch.size(0); ++b)
+      out.push_back({{"values", values[b]}, {"indices", indices[b]}});
+    return out;
+  }
+
+ private:
+  std::unique_ptr<Op> topk_ = make_topk_op();
+};
+
+// Runs a contract over the wrapped topk op on the CPU: every implementation compared bitwise with
+// samebits on `generator` rows, with the given expectations.
+std::vector<CaseResult> run_topk_tie_contract(const std::string& generator,
+                                              const std::string& expect) {
+  OpRegistry registry;
+  registry.add(std::make_unique<TopkWithReversedTies>());
+  std::vector<std::unique_ptr<Contract>> contracts;
+  contracts.push_back(std::make_unique<Contract>(parse_contract(
+      R"({"name": "topk_ties", "op": "topk",
+          "implementations": ["samebits", "aten.topk", "aten.stable_argsort", "ties_reversed"],
+          "sweep": {"generator": [")" +
+          generator + R"("], "N": [100, 1000], "k": [16, 64], "batch": [4]},
+          "checks": [{"kind": "equivalence", "against": "samebits", "compare": "bitwise",
+                      "expect": )" +
+          expect + "}]}",
+      "tests/topk_ties.json")));
+  return run_cases(plan_cases(contracts, registry, "cpu", 0), at::Device(at::kCPU),
+                   RunnerOptions{});
+}
+
+TEST(NegativeControls, TopkTieOrderOtherThanTheStableSortsViolatesEquivalence) {
+  const auto results = run_topk_tie_contract(
+      "rounded",
+      R"({"aten.topk": "violated", "aten.stable_argsort": "holds", "ties_reversed": "violated"})");
+  std::map<std::string, const CheckResult*> by_impl;
+  const auto groups = judge_checks(results);
+  for (const auto& g : groups) by_impl[g.impl] = &g;
+  ASSERT_EQ(by_impl.size(), 3u);
+  for (const auto& [impl, group] : by_impl) {
+    EXPECT_EQ(group->outcome, Outcome::as_expected) << impl << " observed " << group->observed;
+    EXPECT_EQ(group->skipped + group->errors, 0) << impl;
+  }
+  // The reversed tie order shows in every case, in the indices; the stable argsort in none.
+  for (const auto& r : results) {
+    SCOPED_TRACE(describe(r));
+    if (r.impl == "aten.topk") continue;  // violated as a group, not necessarily at every point
+    const bool reversed = r.impl == kTiesReversed;
+    EXPECT_EQ(r.verdict, reversed ? Verdict::violated : Verdict::holds);
+    ASSERT_EQ(r.outputs.size(), 2u);
+    const OutputResult& indices = r.outputs[1];
+    ASSERT_EQ(indices.name, "indices");
+    if (reversed) {
+      EXPECT_GT(indices.diff.mismatched, 0);
+      EXPECT_FALSE(indices.diff.first_mismatches.empty());
+    } else {
+      EXPECT_EQ(indices.diff.mismatched, 0);
+    }
+  }
+}
+
+// float8 indexer items run in samebits only; the ATen pipelines are skipped with the reason, and
+// samebits' scores match the float64 reference on the dequantized inputs.
+TEST(NegativeControls, IndexerFloat8RunsInSamebitsOnly) {
+  const OpRegistry registry = OpRegistry::builtin();
+  std::vector<std::unique_ptr<Contract>> contracts;
+  contracts.push_back(std::make_unique<Contract>(parse_contract(
+      R"({"op": "indexer", "implementations": ["aten.loop", "samebits"],
+          "sweep": {"heads": [4], "head_dim": [8], "L": [20], "k": [4],
+                    "dtype": ["float8_e4m3fn"]},
+          "checks": [
+            {"kind": "batch_invariance", "sweep": {"batch": [3]},
+             "expect": {"aten.loop": "unknown", "samebits": "holds"}},
+            {"kind": "reference", "sweep": {"batch": [2]},
+             "compare": {"mode": "allclose", "rtol": 0, "atol": 1e-5, "outputs": ["scores"]},
+             "expect": {"aten.loop": "unknown", "samebits": "holds"}}]})",
+      "tests/indexer_fp8.json")));
+  const auto results =
+      run_cases(plan_cases(contracts, registry, "cpu", 0), at::Device(at::kCPU), RunnerOptions{});
+  ASSERT_EQ(results.size(), 4u);
+  for (const auto& r : results) {
+    SCOPED_TRACE(describe(r));
+    if (r.impl == "samebits") {
+      EXPECT_EQ(r.verdict, Verdict::holds);
+    } else {
+      EXPECT_EQ(r.verdict, Verdict::skipped);
+      EXPECT_NE(r.reason.find("no float8_e4m3fn kernel"), std::string::npos);
+    }
+  }
+}
+
+TEST(NegativeControls, TopkTieOrderIsInvisibleWithoutTies) {
+  const auto results = run_topk_tie_contract(
+      "distinct",
+      R"({"aten.topk": "holds", "aten.stable_argsort": "holds", "ties_reversed": "holds"})");
+  ASSERT_FALSE(results.empty());
+  for (const auto& r : results) {
+    SCOPED_TRACE(describe(r));
+    EXPECT_EQ(r.verdict, Verdict::holds);
+  }
 }
 
 }  // namespace

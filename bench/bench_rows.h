@@ -1,0 +1,16 @@
+// The benchmark families samebits_bench runs, one function per kernel family, each returning its
+// rows (bench/timing.h) measured against ATen in the same process on the same inputs.
+#pragma once
+
+#include <vector>
+
+#include "bench/timing.h"
+
+namespace samebits::bench {
+
+std::vector<Row> reduce_rows(int reps);
+std::vector<Row> topk_rows(int reps);        // batched variable-length top-k, K = 2048
+std::vector<Row> topk_small_rows(int reps);  // K in {16, 32} over [rows, N]
+std::vector<Row> indexer_rows(int reps);     // the indexer pipeline, B in {4, 8, 16, 31}
+
+}  // namespace samebits::bench

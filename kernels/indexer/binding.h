@@ -1,0 +1,27 @@
+// C++ entry point of torch.ops.samebits.indexer: the attention indexer of reference 000 for a
+// batch of variable-length items in one call, each item's bits as if it ran alone.
+#pragma once
+
+#include <ATen/ATen.h>
+
+#include <cstdint>
+#include <optional>
+
+namespace samebits {
+
+struct IndexerOutputs {
+  at::Tensor scores;       // [total] float32, packed like the keys
+  at::Tensor top_values;   // [B, k] float32
+  at::Tensor top_indices;  // [B, k] int64, positions within each item
+};
+
+// q [B, H, d] and keys [total, d] in bfloat16 or float8_e4m3fn (one dtype), item b's keys at rows
+// offsets[b] .. offsets[b + 1]; weights [B, H] float32; q_scale and k_scale [B] float32 (fp8 only,
+// optional: 1). max_length bounds every item (read from offsets when negative).
+IndexerOutputs invariant_indexer(const at::Tensor& q, const at::Tensor& keys,
+                                 const at::Tensor& offsets, const at::Tensor& weights,
+                                 std::int64_t k, std::int64_t max_length = -1,
+                                 const std::optional<at::Tensor>& q_scale = std::nullopt,
+                                 const std::optional<at::Tensor>& k_scale = std::nullopt);
+
+}  // namespace samebits

@@ -1,0 +1,51 @@
+// The attention indexer of reference 000 as one batched op: per item, scores = sum over heads of
+// relu(q K^T * scale) * w, then the top k, every item's bits as if it ran alone. No torch here.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/common/status.h"
+
+namespace samebits::kernels {
+
+enum class IndexerInput { bf16, f8_e4m3 };
+
+// Shapes the kernel takes: heads in {4, 8, 16, 32, 64}, head_dim a multiple of 4 up to 256,
+// k up to kRadixSelectMaxK (kernels/topk/invariant_topk.h).
+constexpr std::int64_t kIndexerMaxHeadDim = 256;
+bool indexer_heads_supported(std::int64_t heads);
+
+// Item b: q[b] = q + b * heads * head_dim ([heads, head_dim] row-major), keys rows
+// offsets[b] .. offsets[b + 1] of keys ([total, head_dim] row-major), weights[b * heads + h],
+// scales q_scale[b] and k_scale[b] (nullptr: 1). Outputs: scores[offsets[b] + t] (float32, packed
+// like the keys), and per item the top k: top_values[b * k + j], top_indices[b * k + j] (-inf and
+// -1 past a short item's end). offsets, like every pointer, live on the device for the CUDA path
+// and on the host for the twin. q and keys must be 4-element aligned.
+struct IndexerProblem {
+  IndexerInput input = IndexerInput::bf16;
+  std::int64_t items = 0;
+  std::int64_t heads = 0;
+  std::int64_t head_dim = 0;
+  const void* q = nullptr;
+  const void* keys = nullptr;
+  const std::int64_t* offsets = nullptr;
+  const float* weights = nullptr;
+  const float* q_scale = nullptr;
+  const float* k_scale = nullptr;
+  std::int64_t max_length = 0;  // bounds every item's length (sizes the launch)
+  std::int64_t k = 0;
+  float* scores = nullptr;
+  float* top_values = nullptr;
+  std::int64_t* top_indices = nullptr;
+};
+
+// Two launches on `stream`: the scores of every item, then the batched top-k over them.
+Status invariant_indexer_cuda(const IndexerProblem& p, cudaStream_t stream);
+
+// The CPU twin: the same operations in the same order (invariant_indexer_order.h).
+Status invariant_indexer_cpu(const IndexerProblem& p);
+
+}  // namespace samebits::kernels

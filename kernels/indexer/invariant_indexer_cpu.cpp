@@ -1,0 +1,70 @@
+// The CPU twin of the batched indexer: every score by the operations of invariant_indexer_order.h
+// in their order (std::fma is the GPU's fused multiply-add), then the top-k twin.
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "kernels/common/half_bits.h"
+#include "kernels/indexer/invariant_indexer.h"
+#include "kernels/indexer/invariant_indexer_order.h"
+#include "kernels/topk/invariant_topk.h"
+
+namespace samebits::kernels {
+namespace {
+
+using namespace indexer_order;
+
+// Row `row` of a [rows, cols] input, widened exactly to float32.
+void widen_row(const void* data, IndexerInput input, std::int64_t row, std::int64_t cols,
+               float* out) {
+  if (input == IndexerInput::bf16) {
+    const auto* p = static_cast<const std::uint16_t*>(data) + row * cols;
+    for (std::int64_t j = 0; j < cols; ++j) out[j] = bfloat16_to_float(p[j]);
+  } else {
+    const auto* p = static_cast<const std::uint8_t*>(data) + row * cols;
+    for (std::int64_t j = 0; j < cols; ++j) out[j] = e4m3_to_float(p[j]);
+  }
+}
+
+}  // namespace
+
+Status invariant_indexer_cpu(const IndexerProblem& p) {
+  if (p.items < 0 || !indexer_heads_supported(p.heads) || p.head_dim < 4 || p.head_dim % 4 != 0 ||
+      p.head_dim > kIndexerMaxHeadDim || p.k < 1 || p.k > kRadixSelectMaxK || p.max_length < 0) {
+    return Status::invalid_argument;
+  }
+  const std::int64_t d = p.head_dim;
+  std::vector<float> q(static_cast<std::size_t>(p.heads * d));
+  std::vector<float> key(static_cast<std::size_t>(d));
+  for (std::int64_t b = 0; b < p.items; ++b) {
+    const std::int64_t start = p.offsets[b];
+    const std::int64_t length = p.offsets[b + 1] - start;
+    if (length < 0 || length > p.max_length) return Status::invalid_argument;
+    for (std::int64_t h = 0; h < p.heads; ++h)
+      widen_row(p.q, p.input, b * p.heads + h, d, &q[h * d]);
+    const float scale = (p.q_scale ? p.q_scale[b] : 1.0f) * (p.k_scale ? p.k_scale[b] : 1.0f);
+    const float* weights = p.weights + b * p.heads;
+    for (std::int64_t t = 0; t < length; ++t) {
+      widen_row(p.keys, p.input, start + t, d, key.data());
+      float score = 0.0f;
+      for (std::int64_t h = 0; h < p.heads; ++h) {
+        float dot = 0.0f;
+        for (std::int64_t j = 0; j < d; ++j) dot = std::fma(q[h * d + j], key[j], dot);
+        score = score + head_part(dot, scale, weights[h]);
+      }
+      p.scores[start + t] = score;
+    }
+  }
+  TopkProblem top;
+  top.values = p.scores;
+  top.dtype = DType::f32;
+  top.rows = p.items;
+  top.offsets = p.offsets;
+  top.max_length = p.max_length;
+  top.k = p.k;
+  top.out_values = p.top_values;
+  top.out_indices = p.top_indices;
+  return invariant_topk_cpu(top);
+}
+
+}  // namespace samebits::kernels

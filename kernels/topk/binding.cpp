@@ -1,0 +1,172 @@
+// The torch face of the batched top-k: checks tensors, runs the CPU twin or the CUDA kernels, and
+// registers torch.ops.samebits.topk / topk_varlen. The only file of the family with torch.
+#include "kernels/topk/binding.h"
+
+#include <ATen/cuda/CUDAContext.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <torch/library.h>
+
+#include <algorithm>
+
+#include "kernels/common/binding_support.h"
+#include "kernels/topk/invariant_topk.h"
+
+namespace samebits {
+namespace {
+
+using kernels::TopkAlgorithm;
+
+TopkAlgorithm parse_algorithm(const std::string& name) {
+  if (name == "auto") return TopkAlgorithm::automatic;
+  if (name == "radix_select") return TopkAlgorithm::radix_select;
+  if (name == "warp_select") return TopkAlgorithm::warp_select;
+  TORCH_CHECK(false, "samebits.topk: unknown algorithm \"", name, "\" (accepted: ", kTopkAlgorithms,
+              ")");
+}
+
+// Checks what the chosen kernel can take, naming the limit, before anything runs.
+void check_limits(const kernels::TopkProblem& p, const char* op) {
+  TORCH_CHECK(p.k >= 1, "samebits.", op, ": k must be at least 1, got ", p.k);
+  TORCH_CHECK(p.max_length <= 0x7fffffff, "samebits.", op, ": rows longer than 2^31 - 1 (",
+              p.max_length, ") are not supported");
+  const TopkAlgorithm chosen = kernels::choose_topk_algorithm(p);
+  if (chosen == TopkAlgorithm::warp_select) {
+    TORCH_CHECK(p.k <= kernels::kWarpSelectMaxK && p.max_length <= kernels::kWarpSelectMaxLength,
+                "samebits.", op, ": warp_select takes k <= ", kernels::kWarpSelectMaxK,
+                " and rows of at most ", kernels::kWarpSelectMaxLength, " elements, got k = ", p.k,
+                " and rows up to ", p.max_length);
+  } else {
+    TORCH_CHECK(p.k <= kernels::kRadixSelectMaxK, "samebits.", op, ": k = ", p.k,
+                " exceeds radix_select's limit of ", kernels::kRadixSelectMaxK);
+  }
+}
+
+void run(const kernels::TopkProblem& p, const at::Tensor& like, const char* op) {
+  check_limits(p, op);
+  if (like.is_cuda()) {
+    const c10::cuda::CUDAGuard guard(like.device());
+    check_kernel_status(kernels::invariant_topk_cuda(p, at::cuda::getCurrentCUDAStream()), op);
+  } else {
+    TORCH_CHECK(like.is_cpu(), "samebits.", op, " runs on CPU or CUDA tensors, not ",
+                like.device());
+    check_kernel_status(kernels::invariant_topk_cpu(p), op);
+  }
+}
+
+}  // namespace
+
+std::tuple<at::Tensor, at::Tensor> invariant_topk(const at::Tensor& input, std::int64_t k,
+                                                  const std::string& algorithm) {
+  TORCH_CHECK(input.dim() >= 1, "samebits.topk needs at least one dim");
+  const std::int64_t n = input.size(-1);
+  TORCH_CHECK(k >= 1 && k <= n, "samebits.topk: k must be in [1, ", n, "] (the last dim), got ", k);
+  // Rows must be contiguous and evenly spaced; a copy keeps every value (and so the selection).
+  at::Tensor x = input.stride(-1) == 1 ? input : input.contiguous();
+  const std::int64_t rows = n == 0 ? 0 : x.numel() / n;
+  std::int64_t row_stride = n;
+  if (x.dim() > 1) {
+    bool even = true;  // dims before the last walk as one index with stride x.stride(-2)
+    std::int64_t expected = x.stride(-2);
+    for (std::int64_t d = x.dim() - 2; d >= 0; --d) {
+      if (x.size(d) == 1) continue;
+      if (x.stride(d) != expected) even = false;
+      expected = x.stride(d) * x.size(d);
+    }
+    if (!even) x = x.contiguous();
+    row_stride = x.stride(-2);
+  }
+  std::vector<std::int64_t> out_shape = x.sizes().vec();
+  out_shape.back() = k;
+  at::Tensor values = at::empty(out_shape, x.options());
+  at::Tensor indices = at::empty(out_shape, x.options().dtype(at::kLong));
+  kernels::TopkProblem p;
+  p.values = x.const_data_ptr();
+  p.dtype = kernel_dtype(x, "topk");
+  p.rows = rows;
+  p.row_stride = row_stride;
+  p.length = n;
+  p.max_length = n;
+  p.k = k;
+  p.out_values = values.mutable_data_ptr();
+  p.out_indices = indices.mutable_data_ptr<std::int64_t>();
+  p.algorithm = parse_algorithm(algorithm);
+  run(p, x, "topk");
+  return {values, indices};
+}
+
+std::tuple<at::Tensor, at::Tensor> invariant_topk_varlen(const at::Tensor& values,
+                                                         const at::Tensor& offsets, std::int64_t k,
+                                                         std::int64_t max_length,
+                                                         const std::string& algorithm) {
+  TORCH_CHECK(values.dim() == 1,
+              "samebits.topk_varlen: values must be 1-D (rows packed end to end)");
+  TORCH_CHECK(offsets.dim() == 1 && offsets.numel() >= 1 && offsets.scalar_type() == at::kLong,
+              "samebits.topk_varlen: offsets must be a 1-D int64 tensor of rows + 1 entries");
+  TORCH_CHECK(offsets.device() == values.device(),
+              "samebits.topk_varlen: values and offsets must be on one device");
+  const at::Tensor v = values.contiguous();
+  const at::Tensor o = offsets.contiguous();
+  const std::int64_t rows = o.numel() - 1;
+  if (max_length < 0 || o.is_cpu()) {
+    const at::Tensor host = o.cpu();
+    const auto* off = host.const_data_ptr<std::int64_t>();
+    std::int64_t longest = 0;
+    for (std::int64_t r = 0; r < rows; ++r) {
+      TORCH_CHECK(off[r] >= 0 && off[r] <= off[r + 1] && off[r + 1] <= v.numel(),
+                  "samebits.topk_varlen: offsets must rise from 0 to at most values.numel(); row ",
+                  r, " has [", off[r], ", ", off[r + 1], ")");
+      longest = std::max(longest, off[r + 1] - off[r]);
+    }
+    TORCH_CHECK(max_length < 0 || longest <= max_length, "samebits.topk_varlen: row of length ",
+                longest, " exceeds max_length = ", max_length);
+    if (max_length < 0) max_length = longest;
+  }
+  at::Tensor out_values = at::empty({rows, k}, v.options());
+  at::Tensor out_indices = at::empty({rows, k}, v.options().dtype(at::kLong));
+  kernels::TopkProblem p;
+  p.values = v.const_data_ptr();
+  p.dtype = kernel_dtype(v, "topk_varlen");
+  p.rows = rows;
+  p.offsets = o.const_data_ptr<std::int64_t>();
+  p.max_length = max_length;
+  p.k = k;
+  p.out_values = out_values.mutable_data_ptr();
+  p.out_indices = out_indices.mutable_data_ptr<std::int64_t>();
+  p.algorithm = parse_algorithm(algorithm);
+  run(p, v, "topk_varlen");
+  return {out_values, out_indices};
+}
+
+}  // namespace samebits
+
+namespace {
+
+std::tuple<at::Tensor, at::Tensor> topk_op(const at::Tensor& x, std::int64_t k,
+                                           c10::string_view algorithm) {
+  return samebits::invariant_topk(x, k, std::string(algorithm));
+}
+std::tuple<at::Tensor, at::Tensor> topk_varlen_op(const at::Tensor& values,
+                                                  const at::Tensor& offsets, std::int64_t k,
+                                                  std::int64_t max_length,
+                                                  c10::string_view algorithm) {
+  return samebits::invariant_topk_varlen(values, offsets, k, max_length, std::string(algorithm));
+}
+
+}  // namespace
+
+TORCH_LIBRARY_FRAGMENT(samebits, m) {
+  m.def("topk(Tensor x, int k, str algorithm=\"auto\") -> (Tensor values, Tensor indices)");
+  m.def(
+      "topk_varlen(Tensor values, Tensor offsets, int k, int max_length=-1, "
+      "str algorithm=\"auto\") -> (Tensor values, Tensor indices)");
+}
+
+TORCH_LIBRARY_IMPL(samebits, CPU, m) {
+  m.impl("topk", topk_op);
+  m.impl("topk_varlen", topk_varlen_op);
+}
+
+TORCH_LIBRARY_IMPL(samebits, CUDA, m) {
+  m.impl("topk", topk_op);
+  m.impl("topk_varlen", topk_varlen_op);
+}

@@ -1,0 +1,498 @@
+// The CUDA kernels of the batched top-k. Both select by the key of invariant_topk_order.h and
+// sort the chosen elements' 64-bit sort words, which are distinct: the result is one sequence.
+//   radix_select: one block per row, its keys cached in shared memory (rows up to 16384). Passes
+//                 of 8-bit digit histograms find the k-th key; a block scan in index order takes
+//                 the elements above it and the first of those equal to it; a bitonic sort of at
+//                 most 16384 words (shared memory for long exchanges, shuffles for short) orders
+//                 them.
+//   warp_select:  one warp per row of at most 2048 elements, keys in registers (striped: lane l
+//                 holds elements l, l + 32, ...); elements below every lane's maximum are dropped,
+//                 the k-th key is found one bit at a time with warp counts, and k <= 32 words are
+//                 sorted by a bitonic network of shuffles.
+// Neither depends on how many rows share the launch or where a row starts: a row's work reads
+// only that row, and which elements are chosen is fixed by the keys and indices alone.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cub/block/block_scan.cuh>
+#include <type_traits>
+
+#include "kernels/common/shared_memory.h"
+#include "kernels/topk/invariant_topk.h"
+#include "kernels/topk/invariant_topk_order.h"
+
+namespace samebits::kernels {
+namespace {
+
+using namespace topk_order;
+
+constexpr unsigned kFullMask = 0xffffffffu;
+
+struct Rows {
+  const std::int64_t* offsets;
+  std::int64_t row_stride;
+  std::int64_t length;
+  __device__ std::int64_t start(std::int64_t r) const {
+    return offsets ? offsets[r] : r * row_stride;
+  }
+  __device__ std::int64_t size(std::int64_t r) const {
+    return offsets ? offsets[r + 1] - offsets[r] : length;
+  }
+};
+
+template <typename T>
+__device__ __forceinline__ std::uint32_t float_bits(T v) {
+  if constexpr (std::is_same_v<T, float>) {
+    return __float_as_uint(v);
+  } else if constexpr (std::is_same_v<T, __half>) {
+    return __float_as_uint(__half2float(v));
+  } else {
+    return __float_as_uint(__bfloat162float(v));
+  }
+}
+
+template <typename T>
+__device__ __forceinline__ std::uint32_t key_at(const T* row, std::int64_t i) {
+  return key_of_bits(float_bits(row[i]));
+}
+
+template <typename T>
+__device__ __forceinline__ T negative_infinity() {
+  if constexpr (std::is_same_v<T, float>) {
+    return __uint_as_float(0xff800000u);
+  } else if constexpr (std::is_same_v<T, __half>) {
+    return __ushort_as_half(0xfc00);
+  } else {
+    return __ushort_as_bfloat16(0xff80);
+  }
+}
+
+// Slot j of row r: the element of index `index`, or the -inf / -1 filler when index < 0.
+template <typename T>
+__device__ __forceinline__ void write_slot(const T* row, std::int64_t index, T* out_values,
+                                           std::int64_t* out_indices, std::int64_t slot) {
+  out_values[slot] = index >= 0 ? row[index] : negative_infinity<T>();
+  out_indices[slot] = index;
+}
+
+// ---------------------------------------------------------------------------------------------
+// radix_select
+constexpr int kRadixThreads = 512;
+constexpr int kRadixWarps = kRadixThreads / 32;
+constexpr int kDigitBits = 8;
+constexpr int kBins = 1 << kDigitBits;
+constexpr int kGatherItems = 8;  // consecutive elements per thread in the index-ordered gather
+constexpr std::int64_t kKeyCacheMax =
+    16384;  // rows up to this long keep their keys in shared memory
+constexpr std::uint32_t kMinSortWords = 64;  // the sort works on whole 64-word warp segments
+
+struct RadixShared {
+  unsigned int histogram[kBins];
+  std::uint32_t prefix;
+  std::uint32_t need;   // how many of the elements matching `prefix` are still to be taken
+  std::uint32_t count;  // how many elements match `prefix`
+  typename cub::BlockScan<unsigned long long, kRadixThreads>::TempStorage scan;
+};
+
+// Adds one to histogram[digit] per calling lane, one atomic per distinct digit in the warp (ties,
+// such as the zeros after a relu, would otherwise serialise on one bank).
+__device__ __forceinline__ void count_digit(unsigned int* histogram, std::uint32_t digit) {
+  const unsigned active = __activemask();
+  const unsigned same = __match_any_sync(active, digit);
+  if ((threadIdx.x & 31) == __ffs(same) - 1) atomicAdd(&histogram[digit], __popc(same));
+}
+
+// One compare-exchange of a bitonic network between element `i` (this lane's) and element
+// i ^ stride (lane ^ stride's): the lower index keeps the smaller word in ascending runs.
+__device__ __forceinline__ unsigned long long exchange(unsigned long long word, std::uint32_t i,
+                                                       std::uint32_t stride, std::uint32_t size) {
+  const unsigned long long other = __shfl_xor_sync(kFullMask, word, stride);
+  const bool ascending = (i & size) == 0;
+  const bool lower = (i & stride) == 0;
+  return (lower == ascending) ? (word < other ? word : other) : (word > other ? word : other);
+}
+
+// Sorts n words ascending (n a power of two, at least 64): a bitonic network whose exchanges
+// across more than 32 positions go through shared memory between barriers, and whose shorter
+// ones run in registers, each warp holding 64-word segments (lane l: words l and l + 32).
+__device__ void sort_words(unsigned long long* words, std::uint32_t n) {
+  const std::uint32_t tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  for (std::uint32_t size = 2; size <= n; size <<= 1) {
+    std::uint32_t stride = size >> 1;
+    for (; stride >= 64; stride >>= 1) {
+      for (std::uint32_t t = tid; t < n / 2; t += kRadixThreads) {
+        const std::uint32_t i = 2 * t - (t & (stride - 1));
+        const std::uint32_t j = i + stride;
+        const unsigned long long a = words[i], b = words[j];
+        if ((a > b) == ((i & size) == 0)) {
+          words[i] = b;
+          words[j] = a;
+        }
+      }
+      __syncthreads();
+    }
+    for (std::uint32_t segment = warp; segment < n / 64; segment += kRadixWarps) {
+      const std::uint32_t i0 = segment * 64 + lane, i1 = i0 + 32;
+      unsigned long long a = words[i0], b = words[i1];
+      for (std::uint32_t s = stride; s > 0; s >>= 1) {
+        if (s == 32) {  // i0 and i1 lie in one run (size >= 64): a plain exchange
+          if ((a > b) == ((i0 & size) == 0)) {
+            const unsigned long long t = a;
+            a = b;
+            b = t;
+          }
+        } else {
+          a = exchange(a, i0, s, size);
+          b = exchange(b, i1, s, size);
+        }
+      }
+      words[i0] = a;
+      words[i1] = b;
+    }
+    __syncthreads();
+  }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kRadixThreads)
+    radix_select_kernel(const T* values, Rows rows, std::int64_t k, std::uint32_t sort_words_n,
+                        std::int64_t cache_capacity, T* out_values, std::int64_t* out_indices) {
+  extern __shared__ unsigned long long words[];  // sort_words_n words, then the key cache
+  __shared__ RadixShared s;
+  std::uint32_t* cache = reinterpret_cast<std::uint32_t*>(words + sort_words_n);
+  const std::int64_t r = blockIdx.x;
+  const T* row = values + rows.start(r);
+  const std::int64_t length = rows.size(r);
+  const std::uint32_t need_total = static_cast<std::uint32_t>(length < k ? length : k);
+  T* row_values = out_values + r * k;
+  std::int64_t* row_indices = out_indices + r * k;
+  const int tid = threadIdx.x;
+  const bool cached = length <= cache_capacity;  // else every pass reads the row again
+  if (cached) {  // eight reads in flight per thread before any key is stored
+    constexpr int kBatch = 8;
+    for (std::int64_t base = 0; base < length; base += std::int64_t{kRadixThreads} * kBatch) {
+      std::uint32_t batch[kBatch];
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u) {
+        const std::int64_t i = base + u * kRadixThreads + tid;
+        batch[u] = i < length ? key_at(row, i) : kNoElement;
+      }
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u) {
+        const std::int64_t i = base + u * kRadixThreads + tid;
+        if (i < length) cache[i] = batch[u];
+      }
+    }
+    __syncthreads();
+  }
+  auto key = [&](std::int64_t i) { return cached ? cache[i] : key_at(row, i); };
+
+  // 1. The k-th key, eight bits at a time from the top: after each pass, `prefix` holds the
+  //    k-th key's top bits and `need` how many elements with exactly those top bits are taken.
+  std::uint32_t prefix = 0, mask = 0, need = need_total;
+  std::uint32_t matching = static_cast<std::uint32_t>(length);
+  for (int shift = 32 - kDigitBits; shift >= 0 && matching != need && need > 0;
+       shift -= kDigitBits) {
+    for (int b = tid; b < kBins; b += kRadixThreads) s.histogram[b] = 0;
+    __syncthreads();
+    for (std::int64_t i = tid; i < length; i += kRadixThreads) {
+      const std::uint32_t k_i = key(i);
+      if ((k_i & mask) == prefix) count_digit(s.histogram, (k_i >> shift) & (kBins - 1));
+    }
+    __syncthreads();
+    if (tid < 32) {
+      // Lane l holds bins 255 - 8 l down to 248 - 8 l: the scan runs from the largest digit.
+      constexpr int kPerLane = kBins / 32;
+      unsigned int counts[kPerLane];
+      unsigned int local = 0;
+      for (int j = 0; j < kPerLane; ++j) {
+        counts[j] = s.histogram[kBins - 1 - (tid * kPerLane + j)];
+        local += counts[j];
+      }
+      unsigned int inclusive = local;
+      for (int d = 1; d < 32; d <<= 1) {
+        const unsigned int up = __shfl_up_sync(kFullMask, inclusive, d);
+        if (tid >= d) inclusive += up;
+      }
+      unsigned int above = inclusive - local;
+      if (above < need && need <= inclusive) {
+        for (int j = 0; j < kPerLane; ++j) {
+          if (above + counts[j] >= need) {
+            const std::uint32_t digit = kBins - 1 - (tid * kPerLane + j);
+            s.prefix = prefix | (digit << shift);
+            s.need = need - above;
+            s.count = counts[j];
+            break;
+          }
+          above += counts[j];
+        }
+      }
+    }
+    __syncthreads();
+    prefix = s.prefix;
+    need = s.need;
+    matching = s.count;
+    mask |= static_cast<std::uint32_t>(kBins - 1) << shift;
+    __syncthreads();  // s is rewritten by the next pass
+  }
+
+  // 2. Gather in index order: elements whose top bits exceed `prefix`, then the first `need`
+  //    of those equal to it. A thread takes kGatherItems consecutive elements; one block scan per
+  //    tile numbers them (greater count in the high half, equal count in the low half).
+  const std::uint32_t greater_total = need_total - need;
+  std::uint32_t greater_base = 0, equal_base = 0;
+  constexpr std::int64_t kTile = std::int64_t{kRadixThreads} * kGatherItems;
+  for (std::int64_t tile = 0; tile < length && need_total > 0; tile += kTile) {
+    std::uint32_t keys[kGatherItems];
+    unsigned long long counts = 0;
+    for (int j = 0; j < kGatherItems; ++j) {
+      const std::int64_t i = tile + tid * kGatherItems + j;
+      keys[j] = i < length ? key(i) : kNoElement;
+      const std::uint32_t top = keys[j] & mask;
+      if (i < length && top > prefix) counts += 1ull << 32;
+      if (i < length && top == prefix) counts += 1;
+    }
+    unsigned long long before, tile_total;
+    cub::BlockScan<unsigned long long, kRadixThreads>(s.scan).ExclusiveSum(counts, before,
+                                                                           tile_total);
+    std::uint32_t g = greater_base + static_cast<std::uint32_t>(before >> 32);
+    std::uint32_t e = equal_base + static_cast<std::uint32_t>(before & 0xffffffffu);
+    for (int j = 0; j < kGatherItems; ++j) {
+      const std::int64_t i = tile + tid * kGatherItems + j;
+      if (i >= length) break;
+      const std::uint32_t top = keys[j] & mask;
+      if (top > prefix) {
+        words[g++] = sort_word(keys[j], static_cast<std::uint32_t>(i));
+      } else if (top == prefix) {
+        if (e < need) words[greater_total + e] = sort_word(keys[j], static_cast<std::uint32_t>(i));
+        ++e;
+      }
+    }
+    greater_base += static_cast<std::uint32_t>(tile_total >> 32);
+    equal_base += static_cast<std::uint32_t>(tile_total & 0xffffffffu);
+    __syncthreads();  // the scan's storage is reused by the next tile
+  }
+
+  // 3. Sort the chosen words ascending (padded with empty words to a power of two).
+  for (std::uint32_t i = need_total + tid; i < sort_words_n; i += kRadixThreads) {
+    words[i] = kEmptyWord;
+  }
+  __syncthreads();
+  sort_words(words, sort_words_n);
+  for (std::int64_t j = tid; j < k; j += kRadixThreads) {
+    const std::int64_t index =
+        j < need_total ? static_cast<std::int64_t>(index_of_word(words[j])) : std::int64_t{-1};
+    write_slot(row, index, row_values, row_indices, j);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// warp_select
+constexpr int kWarpsPerBlock = 4;
+constexpr int kCandidates = 256;  // per warp: elements that can still be among the k largest
+
+// The k-th key among a warp's elements (lane-striped: element m of this lane is keys[m], its
+// index index_of(m), absent when negative), found one bit at a time with warp counts; then the
+// chosen elements (above the k-th key, and the first of those equal to it in element order) are
+// written to `chosen` in element order. Returns how many were chosen (min(k, present)).
+template <int kN, typename IndexOf>
+__device__ __forceinline__ std::uint32_t warp_choose(const std::uint32_t (&keys)[kN],
+                                                     IndexOf index_of, std::uint32_t present,
+                                                     std::uint32_t k, unsigned long long* chosen) {
+  const int lane = threadIdx.x & 31;
+  const std::uint32_t need_total = present < k ? present : k;
+  std::uint32_t prefix = 0, mask = 0, need = need_total, matching = present;
+  for (int bit = 31; bit >= 0 && matching != need; --bit) {
+    const std::uint32_t next_mask = mask | (1u << bit);
+    const std::uint32_t candidate = prefix | (1u << bit);
+    unsigned int count = 0;
+#pragma unroll
+    for (int m = 0; m < kN; ++m) count += (keys[m] & next_mask) == candidate;
+    count = __reduce_add_sync(kFullMask, count);
+    if (count >= need) {
+      prefix = candidate;
+      matching = count;
+    } else {
+      need -= count;
+      matching -= count;
+    }
+    mask = next_mask;
+  }
+  const unsigned lanes_below = (1u << lane) - 1;
+  std::uint32_t equal_seen = 0, taken = 0;
+#pragma unroll
+  for (int m = 0; m < kN; ++m) {
+    const int index = index_of(m);
+    const std::uint32_t top = keys[m] & mask;
+    const bool valid = index >= 0;
+    const bool equal = valid && top == prefix;
+    const unsigned equal_lanes = __ballot_sync(kFullMask, equal);
+    const bool take =
+        (valid && top > prefix) || (equal && equal_seen + __popc(equal_lanes & lanes_below) < need);
+    equal_seen += __popc(equal_lanes);
+    const unsigned take_lanes = __ballot_sync(kFullMask, take);
+    if (take) {
+      chosen[taken + __popc(take_lanes & lanes_below)] =
+          sort_word(keys[m], static_cast<std::uint32_t>(index));
+    }
+    taken += __popc(take_lanes);
+  }
+  __syncwarp();
+  return need_total;
+}
+
+// One warp per row of at most 32 * kItems elements. Every lane's largest key bounds the k-th
+// largest from below (32 >= k elements reach the smallest of them), so only elements at or above
+// that bound stay candidates; when at most kCandidates do (no mass of ties at the top), the bit
+// search runs over them alone, in index order, from shared memory.
+template <typename T, int kItems>
+__global__ void __launch_bounds__(kWarpsPerBlock * 32)
+    warp_select_kernel(const T* values, Rows rows, std::int64_t num_rows, std::int64_t k,
+                       T* out_values, std::int64_t* out_indices) {
+  __shared__ unsigned long long chosen[kWarpsPerBlock][32];
+  __shared__ unsigned long long candidates[kWarpsPerBlock][kCandidates];
+  const int lane = threadIdx.x & 31;
+  const int warp = threadIdx.x >> 5;
+  const std::int64_t r = std::int64_t{blockIdx.x} * kWarpsPerBlock + warp;
+  if (r >= num_rows) return;
+  const T* row = values + rows.start(r);
+  const int length = static_cast<int>(rows.size(r));
+  const std::uint32_t k32 = static_cast<std::uint32_t>(k);
+
+  // Every read goes out before any key is computed: kItems reads in flight per lane.
+  T raw[kItems];
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) {
+    const int index = i * 32 + lane;
+    if (index < length) raw[i] = row[index];
+  }
+  std::uint32_t keys[kItems];
+  std::uint32_t lane_max = kNoElement;
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) {
+    keys[i] = i * 32 + lane < length ? key_of_bits(float_bits(raw[i])) : kNoElement;
+    lane_max = keys[i] > lane_max ? keys[i] : lane_max;
+  }
+  const std::uint32_t bound = __reduce_min_sync(kFullMask, lane_max);
+  std::uint32_t count = 0;
+  const unsigned lanes_below = (1u << lane) - 1;
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) {
+    const int index = i * 32 + lane;
+    const bool keep = index < length && keys[i] >= bound;
+    const unsigned kept = __ballot_sync(kFullMask, keep);
+    const std::uint32_t slot = count + __popc(kept & lanes_below);
+    if (keep && slot < kCandidates) {
+      candidates[warp][slot] = sort_word(keys[i], static_cast<std::uint32_t>(index));
+    }
+    count += __popc(kept);
+  }
+  __syncwarp();
+  std::uint32_t taken;
+  if (count <= kCandidates) {
+    constexpr int kPerLane = kCandidates / 32;
+    std::uint32_t candidate_keys[kPerLane];
+    int candidate_index[kPerLane];
+#pragma unroll
+    for (int m = 0; m < kPerLane; ++m) {
+      const std::uint32_t c = m * 32 + lane;
+      const unsigned long long word = c < count ? candidates[warp][c] : kEmptyWord;
+      candidate_keys[m] = c < count ? ~static_cast<std::uint32_t>(word >> 32) : kNoElement;
+      candidate_index[m] = c < count ? static_cast<int>(index_of_word(word)) : -1;
+    }
+    taken = warp_choose(
+        candidate_keys, [&](int m) { return candidate_index[m]; }, count, k32, chosen[warp]);
+  } else {
+    taken = warp_choose(
+        keys, [&](int m) { return m * 32 + lane < length ? m * 32 + lane : -1; },
+        static_cast<std::uint32_t>(length), k32, chosen[warp]);
+  }
+  unsigned long long word = lane < static_cast<int>(taken) ? chosen[warp][lane] : kEmptyWord;
+  for (int size = 2; size <= 32; size <<= 1) {
+    for (int stride = size >> 1; stride > 0; stride >>= 1) {
+      word = exchange(word, static_cast<std::uint32_t>(lane), static_cast<std::uint32_t>(stride),
+                      static_cast<std::uint32_t>(size));
+    }
+  }
+  if (lane < k) {
+    const std::int64_t index = lane < static_cast<int>(taken)
+                                   ? static_cast<std::int64_t>(index_of_word(word))
+                                   : std::int64_t{-1};
+    write_slot(row, index, out_values + r * k, out_indices + r * k, lane);
+  }
+}
+
+template <typename T, int kItems>
+void launch_warp_select(const TopkProblem& p, Rows rows, cudaStream_t stream) {
+  const auto blocks = static_cast<unsigned>((p.rows + kWarpsPerBlock - 1) / kWarpsPerBlock);
+  warp_select_kernel<T, kItems><<<blocks, kWarpsPerBlock * 32, 0, stream>>>(
+      static_cast<const T*>(p.values), rows, p.rows, p.k, static_cast<T*>(p.out_values),
+      p.out_indices);
+}
+
+template <typename T>
+Status run(const TopkProblem& p, TopkAlgorithm algorithm, cudaStream_t stream) {
+  const Rows rows{p.offsets, p.row_stride, p.length};
+  if (algorithm == TopkAlgorithm::warp_select) {
+    const std::int64_t n = p.max_length;
+    if (n <= 32)
+      launch_warp_select<T, 1>(p, rows, stream);
+    else if (n <= 64)
+      launch_warp_select<T, 2>(p, rows, stream);
+    else if (n <= 128)
+      launch_warp_select<T, 4>(p, rows, stream);
+    else if (n <= 256)
+      launch_warp_select<T, 8>(p, rows, stream);
+    else if (n <= 512)
+      launch_warp_select<T, 16>(p, rows, stream);
+    else if (n <= 1024)
+      launch_warp_select<T, 32>(p, rows, stream);
+    else
+      launch_warp_select<T, 64>(p, rows, stream);
+  } else {
+    std::uint32_t words = kMinSortWords;
+    while (words < p.k) words <<= 1;
+    const bool cached = p.max_length <= kKeyCacheMax;
+    const std::size_t smem = std::size_t{words} * sizeof(unsigned long long) +
+                             (cached ? static_cast<std::size_t>(p.max_length) * 4 : 0);
+    const Status allowed = allow_dynamic_shared_memory(radix_select_kernel<T>, smem);
+    if (allowed != Status::ok) return allowed;
+    radix_select_kernel<T><<<static_cast<unsigned>(p.rows), kRadixThreads, smem, stream>>>(
+        static_cast<const T*>(p.values), rows, p.k, words, cached ? p.max_length : 0,
+        static_cast<T*>(p.out_values), p.out_indices);
+  }
+  return cudaPeekAtLastError() == cudaSuccess ? Status::ok : Status::cuda_error;
+}
+
+}  // namespace
+
+TopkAlgorithm choose_topk_algorithm(const TopkProblem& p) {
+  if (p.algorithm != TopkAlgorithm::automatic) return p.algorithm;
+  return p.k <= kWarpSelectMaxK && p.max_length <= kWarpSelectMaxLength
+             ? TopkAlgorithm::warp_select
+             : TopkAlgorithm::radix_select;
+}
+
+Status invariant_topk_cuda(const TopkProblem& p, cudaStream_t stream) {
+  if (p.rows < 0 || p.k < 1 || p.max_length < 0 || p.max_length > 0x7fffffff ||
+      p.rows > 0x7fffffff || (p.offsets == nullptr && p.length > p.max_length)) {
+    return Status::invalid_argument;
+  }
+  const TopkAlgorithm algorithm = choose_topk_algorithm(p);
+  if (algorithm == TopkAlgorithm::warp_select &&
+      (p.k > kWarpSelectMaxK || p.max_length > kWarpSelectMaxLength)) {
+    return Status::invalid_argument;
+  }
+  if (algorithm == TopkAlgorithm::radix_select && p.k > kRadixSelectMaxK) {
+    return Status::invalid_argument;
+  }
+  if (p.rows == 0) return Status::ok;
+  switch (p.dtype) {
+    case DType::f32: return run<float>(p, algorithm, stream);
+    case DType::f16: return run<__half>(p, algorithm, stream);
+    case DType::bf16: return run<__nv_bfloat16>(p, algorithm, stream);
+  }
+  return Status::unsupported_dtype;
+}
+
+}  // namespace samebits::kernels

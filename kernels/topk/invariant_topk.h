@@ -1,0 +1,50 @@
+// Batched top-k over rows of any lengths in one launch, in the order of invariant_topk_order.h:
+// each row's result is the first k of its stable descending sort, whatever the batch. No torch.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+#include "kernels/common/status.h"
+
+namespace samebits::kernels {
+
+// Which kernel runs. automatic: warp_select when k <= kWarpSelectMaxK and every row is at most
+// kWarpSelectMaxLength long, radix_select otherwise (invariant_topk.cu says why).
+enum class TopkAlgorithm { automatic, radix_select, warp_select };
+
+constexpr std::int64_t kWarpSelectMaxK = 32;
+constexpr std::int64_t kWarpSelectMaxLength = 2048;
+constexpr std::int64_t kRadixSelectMaxK = 16384;  // the sorted selection lives in shared memory
+
+// Row r holds values[start(r) + i] for i < length(r), where
+//   offsets != nullptr: start(r) = offsets[r], length(r) = offsets[r + 1] - offsets[r] (packed
+//                       rows; offsets live where values live);
+//   offsets == nullptr: start(r) = r * row_stride, length(r) = length.
+// Results: out_values[r * k + j] (the input's bits, in the input's dtype) and out_indices[r * k +
+// j] (position within the row), j < k. Slots j >= length(r) hold -inf and index -1.
+struct TopkProblem {
+  const void* values = nullptr;
+  DType dtype = DType::f32;
+  std::int64_t rows = 0;
+  const std::int64_t* offsets = nullptr;
+  std::int64_t row_stride = 0;
+  std::int64_t length = 0;
+  std::int64_t max_length = 0;  // bounds every row's length (sizes warp_select; checked by callers)
+  std::int64_t k = 0;
+  void* out_values = nullptr;
+  std::int64_t* out_indices = nullptr;
+  TopkAlgorithm algorithm = TopkAlgorithm::automatic;
+};
+
+// The kernel `automatic` picks for this problem (never `automatic`).
+TopkAlgorithm choose_topk_algorithm(const TopkProblem& p);
+
+// The CUDA kernels, asynchronous on `stream`.
+Status invariant_topk_cuda(const TopkProblem& p, cudaStream_t stream);
+
+// The CPU twin: the same keys and the same order, by a partial sort of the 64-bit sort words.
+Status invariant_topk_cpu(const TopkProblem& p);
+
+}  // namespace samebits::kernels
