@@ -1,7 +1,7 @@
 # Build-time script: writes the samebits git commit and dirty flag into a C++ source for the report.
-# Runs on every build but rewrites the file only when the values change. Outside a git checkout (a
-# tarball, the GPU machine's copy) SAMEBITS_GIT_COMMIT / SAMEBITS_GIT_DIRTY in the environment say it;
-# without them the commit is "unknown".
+# Runs on every build but rewrites the file only when the values change. SAMEBITS_GIT_COMMIT /
+# SAMEBITS_GIT_DIRTY in the environment win over git (a `git archive` copy inside another checkout,
+# such as the GPU machine's, would otherwise report that checkout); without either, "unknown".
 set(_commit "unknown")
 set(_dirty "unknown")
 find_package(Git QUIET)
@@ -19,8 +19,9 @@ if(GIT_FOUND)
     endif()
   endif()
 endif()
-if(_commit STREQUAL "unknown" AND DEFINED ENV{SAMEBITS_GIT_COMMIT})
+if(DEFINED ENV{SAMEBITS_GIT_COMMIT} AND NOT "$ENV{SAMEBITS_GIT_COMMIT}" STREQUAL "")
   set(_commit "$ENV{SAMEBITS_GIT_COMMIT}")
+  set(_dirty "unknown")
   if(DEFINED ENV{SAMEBITS_GIT_DIRTY})
     set(_dirty "$ENV{SAMEBITS_GIT_DIRTY}")
   endif()

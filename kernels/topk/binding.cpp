@@ -27,8 +27,8 @@ TopkAlgorithm parse_algorithm(const std::string& name) {
 // Checks what the chosen kernel can take, naming the limit, before anything runs.
 void check_limits(const kernels::TopkProblem& p, const char* op) {
   TORCH_CHECK(p.k >= 1, "samebits.", op, ": k must be at least 1, got ", p.k);
-  TORCH_CHECK(p.max_length <= 0x7fffffff, "samebits.", op, ": rows longer than 2^31 - 1 (",
-              p.max_length, ") are not supported");
+  TORCH_CHECK(p.max_length <= kernels::kMaxRowLength, "samebits.", op, ": rows longer than ",
+              kernels::kMaxRowLength, " (", p.max_length, ") are not supported");
   const TopkAlgorithm chosen = kernels::choose_topk_algorithm(p);
   if (chosen == TopkAlgorithm::warp_select) {
     TORCH_CHECK(p.k <= kernels::kWarpSelectMaxK && p.max_length <= kernels::kWarpSelectMaxLength,

@@ -1,19 +1,20 @@
-// The CUDA kernels of the batched top-k. Both select by the key of invariant_topk_order.h and
-// sort the chosen elements' 64-bit sort words, which are distinct: the result is one sequence.
+// The CUDA kernels of the batched top-k. Both select by the key of invariant_topk_order.h; the
+// chosen elements' order (key descending, index ascending) is unique, so no thread timing shows.
 //   radix_select: one block per row, its keys cached in shared memory (rows up to 16384). Passes
-//                 of 8-bit digit histograms find the k-th key; a block scan in index order takes
-//                 the elements above it and the first of those equal to it; a bitonic sort of at
-//                 most 16384 words (shared memory for long exchanges, shuffles for short) orders
-//                 them.
+//                 of 8-bit digit histograms (one per warp) find the k-th key; a block scan in index
+//                 order takes the elements above it and the first of those equal to it; CUB's
+//                 stable block radix sort orders up to 2048 chosen keys (ties keep index order), a
+//                 bitonic sort of 64-bit (key, index) words orders more (up to 16384).
 //   warp_select:  one warp per row of at most 2048 elements, keys in registers (striped: lane l
 //                 holds elements l, l + 32, ...); elements below every lane's maximum are dropped,
 //                 the k-th key is found one bit at a time with warp counts, and k <= 32 words are
 //                 sorted by a bitonic network of shuffles.
 // Neither depends on how many rows share the launch or where a row starts: a row's work reads
-// only that row, and which elements are chosen is fixed by the keys and indices alone.
+// only that row.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <cub/block/block_radix_sort.cuh>
 #include <cub/block/block_scan.cuh>
 #include <type_traits>
 
@@ -86,21 +87,25 @@ constexpr std::int64_t kKeyCacheMax =
     16384;  // rows up to this long keep their keys in shared memory
 constexpr std::uint32_t kMinSortWords = 64;  // the sort works on whole 64-word warp segments
 
+// Up to this many chosen elements are ordered by CUB's stable block radix sort on their keys
+// (gathered in index order within each key, so stable means index order among equal keys);
+// more by the bitonic sort of the 64-bit words.
+constexpr int kRadixSortItems = 4;
+constexpr std::uint32_t kRadixSortMax = kRadixThreads * kRadixSortItems;
+using ChosenSort =
+    cub::BlockRadixSort<std::uint32_t, kRadixThreads, kRadixSortItems, std::uint32_t>;
+
 struct RadixShared {
+  union {
+    unsigned int warp_histograms[kRadixWarps][kBins];  // one per warp: no atomics across warps
+    typename ChosenSort::TempStorage sort;
+  };
   unsigned int histogram[kBins];
   std::uint32_t prefix;
   std::uint32_t need;   // how many of the elements matching `prefix` are still to be taken
   std::uint32_t count;  // how many elements match `prefix`
   typename cub::BlockScan<unsigned long long, kRadixThreads>::TempStorage scan;
 };
-
-// Adds one to histogram[digit] per calling lane, one atomic per distinct digit in the warp (ties,
-// such as the zeros after a relu, would otherwise serialise on one bank).
-__device__ __forceinline__ void count_digit(unsigned int* histogram, std::uint32_t digit) {
-  const unsigned active = __activemask();
-  const unsigned same = __match_any_sync(active, digit);
-  if ((threadIdx.x & 31) == __ffs(same) - 1) atomicAdd(&histogram[digit], __popc(same));
-}
 
 // One compare-exchange of a bitonic network between element `i` (this lane's) and element
 // i ^ stride (lane ^ stride's): the lower index keeps the smaller word in ascending runs.
@@ -162,7 +167,7 @@ __global__ void __launch_bounds__(kRadixThreads)
   std::uint32_t* cache = reinterpret_cast<std::uint32_t*>(words + sort_words_n);
   const std::int64_t r = blockIdx.x;
   const T* row = values + rows.start(r);
-  const std::int64_t length = rows.size(r);
+  const int length = static_cast<int>(rows.size(r));  // < 2^31: checked at launch
   const std::uint32_t need_total = static_cast<std::uint32_t>(length < k ? length : k);
   T* row_values = out_values + r * k;
   std::int64_t* row_indices = out_indices + r * k;
@@ -170,22 +175,22 @@ __global__ void __launch_bounds__(kRadixThreads)
   const bool cached = length <= cache_capacity;  // else every pass reads the row again
   if (cached) {  // eight reads in flight per thread before any key is stored
     constexpr int kBatch = 8;
-    for (std::int64_t base = 0; base < length; base += std::int64_t{kRadixThreads} * kBatch) {
+    for (int base = 0; base < length; base += kRadixThreads * kBatch) {
       std::uint32_t batch[kBatch];
 #pragma unroll
       for (int u = 0; u < kBatch; ++u) {
-        const std::int64_t i = base + u * kRadixThreads + tid;
+        const int i = base + u * kRadixThreads + tid;
         batch[u] = i < length ? key_at(row, i) : kNoElement;
       }
 #pragma unroll
       for (int u = 0; u < kBatch; ++u) {
-        const std::int64_t i = base + u * kRadixThreads + tid;
+        const int i = base + u * kRadixThreads + tid;
         if (i < length) cache[i] = batch[u];
       }
     }
     __syncthreads();
   }
-  auto key = [&](std::int64_t i) { return cached ? cache[i] : key_at(row, i); };
+  auto key = [&](int i) { return cached ? cache[i] : key_at(row, i); };
 
   // 1. The k-th key, eight bits at a time from the top: after each pass, `prefix` holds the
   //    k-th key's top bits and `need` how many elements with exactly those top bits are taken.
@@ -193,11 +198,20 @@ __global__ void __launch_bounds__(kRadixThreads)
   std::uint32_t matching = static_cast<std::uint32_t>(length);
   for (int shift = 32 - kDigitBits; shift >= 0 && matching != need && need > 0;
        shift -= kDigitBits) {
-    for (int b = tid; b < kBins; b += kRadixThreads) s.histogram[b] = 0;
+    unsigned int* counts_of_warp = s.warp_histograms[tid >> 5];
+    for (int b = tid; b < kRadixWarps * kBins; b += kRadixThreads) {
+      (&s.warp_histograms[0][0])[b] = 0;
+    }
     __syncthreads();
-    for (std::int64_t i = tid; i < length; i += kRadixThreads) {
+    for (int i = tid; i < length; i += kRadixThreads) {
       const std::uint32_t k_i = key(i);
-      if ((k_i & mask) == prefix) count_digit(s.histogram, (k_i >> shift) & (kBins - 1));
+      if ((k_i & mask) == prefix) atomicAdd(&counts_of_warp[(k_i >> shift) & (kBins - 1)], 1u);
+    }
+    __syncthreads();
+    for (int b = tid; b < kBins; b += kRadixThreads) {
+      unsigned int total = 0;
+      for (int w = 0; w < kRadixWarps; ++w) total += s.warp_histograms[w][b];
+      s.histogram[b] = total;
     }
     __syncthreads();
     if (tid < 32) {
@@ -241,12 +255,12 @@ __global__ void __launch_bounds__(kRadixThreads)
   //    tile numbers them (greater count in the high half, equal count in the low half).
   const std::uint32_t greater_total = need_total - need;
   std::uint32_t greater_base = 0, equal_base = 0;
-  constexpr std::int64_t kTile = std::int64_t{kRadixThreads} * kGatherItems;
-  for (std::int64_t tile = 0; tile < length && need_total > 0; tile += kTile) {
+  constexpr int kTile = kRadixThreads * kGatherItems;
+  for (int tile = 0; tile < length && need_total > 0; tile += kTile) {
     std::uint32_t keys[kGatherItems];
     unsigned long long counts = 0;
     for (int j = 0; j < kGatherItems; ++j) {
-      const std::int64_t i = tile + tid * kGatherItems + j;
+      const int i = tile + tid * kGatherItems + j;
       keys[j] = i < length ? key(i) : kNoElement;
       const std::uint32_t top = keys[j] & mask;
       if (i < length && top > prefix) counts += 1ull << 32;
@@ -258,7 +272,7 @@ __global__ void __launch_bounds__(kRadixThreads)
     std::uint32_t g = greater_base + static_cast<std::uint32_t>(before >> 32);
     std::uint32_t e = equal_base + static_cast<std::uint32_t>(before & 0xffffffffu);
     for (int j = 0; j < kGatherItems; ++j) {
-      const std::int64_t i = tile + tid * kGatherItems + j;
+      const int i = tile + tid * kGatherItems + j;
       if (i >= length) break;
       const std::uint32_t top = keys[j] & mask;
       if (top > prefix) {
@@ -273,7 +287,30 @@ __global__ void __launch_bounds__(kRadixThreads)
     __syncthreads();  // the scan's storage is reused by the next tile
   }
 
-  // 3. Sort the chosen words ascending (padded with empty words to a power of two).
+  // 3. Order the chosen. Up to kRadixSortMax: a stable sort of keys, descending, whose input is
+  //    in index order wherever keys are equal (the elements above the threshold were gathered in
+  //    index order, then those equal to it), so ties come out in index order.
+  if (need_total <= kRadixSortMax) {
+    std::uint32_t keys[kRadixSortItems], indices[kRadixSortItems];
+    for (int u = 0; u < kRadixSortItems; ++u) {
+      const std::uint32_t j = tid * kRadixSortItems + u;
+      keys[u] = j < need_total ? ~static_cast<std::uint32_t>(words[j] >> 32) : kNoElement;
+      indices[u] = j < need_total ? index_of_word(words[j]) : 0;
+    }
+    ChosenSort(s.sort).SortDescending(keys, indices);
+    for (int u = 0; u < kRadixSortItems; ++u) {
+      const std::int64_t j = tid * kRadixSortItems + u;
+      if (j < k) {
+        write_slot(row, j < need_total ? static_cast<std::int64_t>(indices[u]) : std::int64_t{-1},
+                   row_values, row_indices, j);
+      }
+    }
+    for (std::int64_t j = kRadixSortMax + tid; j < k; j += kRadixThreads) {
+      write_slot(row, std::int64_t{-1}, row_values, row_indices, j);
+    }
+    return;
+  }
+  // Larger selections: the bitonic sort of the (unique) words, padded to a power of two.
   for (std::uint32_t i = need_total + tid; i < sort_words_n; i += kRadixThreads) {
     words[i] = kEmptyWord;
   }
@@ -474,7 +511,7 @@ TopkAlgorithm choose_topk_algorithm(const TopkProblem& p) {
 }
 
 Status invariant_topk_cuda(const TopkProblem& p, cudaStream_t stream) {
-  if (p.rows < 0 || p.k < 1 || p.max_length < 0 || p.max_length > 0x7fffffff ||
+  if (p.rows < 0 || p.k < 1 || p.max_length < 0 || p.max_length > kMaxRowLength ||
       p.rows > 0x7fffffff || (p.offsets == nullptr && p.length > p.max_length)) {
     return Status::invalid_argument;
   }

@@ -16,7 +16,8 @@ enum class TopkAlgorithm { automatic, radix_select, warp_select };
 
 constexpr std::int64_t kWarpSelectMaxK = 32;
 constexpr std::int64_t kWarpSelectMaxLength = 2048;
-constexpr std::int64_t kRadixSelectMaxK = 16384;  // the sorted selection lives in shared memory
+constexpr std::int64_t kRadixSelectMaxK = 16384;    // the sorted selection lives in shared memory
+constexpr std::int64_t kMaxRowLength = 0x7fff0000;  // positions and loop bounds stay in int32
 
 // Row r holds values[start(r) + i] for i < length(r), where
 //   offsets != nullptr: start(r) = offsets[r], length(r) = offsets[r + 1] - offsets[r] (packed

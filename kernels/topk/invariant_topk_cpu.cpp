@@ -46,7 +46,7 @@ void write_negative_infinity(void* out, DType dtype, std::int64_t slot) {
 }  // namespace
 
 Status invariant_topk_cpu(const TopkProblem& p) {
-  if (p.rows < 0 || p.k < 1 || p.max_length < 0 || p.max_length > 0x7fffffff ||
+  if (p.rows < 0 || p.k < 1 || p.max_length < 0 || p.max_length > kMaxRowLength ||
       (p.offsets == nullptr && p.length > p.max_length)) {
     return Status::invalid_argument;
   }
