@@ -21,7 +21,6 @@ constexpr int kWarps = 4;
 constexpr int kThreads = kWarps * 32;
 constexpr int kTileKeys = 128;  // four keys per lane: lane l holds keys l, l + 32, l + 64, l + 96
 constexpr int kKeysPerLane = kTileKeys / 32;
-constexpr int kKeyPad = 4;  // floats of padding per key row: conflict-free 16-byte loads
 
 struct Fp8 {
   std::uint8_t bits;
@@ -67,19 +66,23 @@ __global__ void __launch_bounds__(kThreads)
   const int tile = blockIdx.x * kTileKeys;
   if (tile >= length) return;
   const int quads = head_dim / 4;
-  const int key_stride = quads + kKeyPad / 4;         // in float4
-  float4* q_tile = shared;                            // [kHeads][quads]
-  float4* key_tile = shared + kHeads * quads;         // [kTileKeys][key_stride]
+  // Keys stay in their input format in shared memory (widened when read): half the bytes of
+  // float32 for bf16, so three blocks fit on a multiprocessor. A quad is 4 inputs: 8 bytes of bf16
+  // (uint2), 4 of fp8 (uint32); rows are padded by one quad so that lanes reading one quad of
+  // different keys fall in different banks.
+  using Quad = std::conditional_t<sizeof(In) == 2, uint2, unsigned int>;
+  const int key_stride = quads + 1;                                   // in quads
+  float4* q_tile = shared;                                            // [kHeads][quads]
+  Quad* key_tile = reinterpret_cast<Quad*>(shared + kHeads * quads);  // [kTileKeys][key_stride]
   float* parts = reinterpret_cast<float*>(key_tile);  // [kTileKeys][kHeads + 1], after the dots
 
   const In* item_q = q + static_cast<std::int64_t>(item) * kHeads * head_dim;
   for (int i = threadIdx.x; i < kHeads * quads; i += kThreads) q_tile[i] = load4(item_q + 4 * i);
-  const In* tile_keys = keys + (start + tile) * head_dim;
+  const Quad* tile_keys = reinterpret_cast<const Quad*>(keys + (start + tile) * head_dim);
   for (int i = threadIdx.x; i < kTileKeys * quads; i += kThreads) {
     const int key = i / quads, quad = i % quads;
-    key_tile[key * key_stride + quad] = tile + key < length
-                                            ? load4(tile_keys + key * head_dim + 4 * quad)
-                                            : make_float4(0.f, 0.f, 0.f, 0.f);
+    key_tile[key * key_stride + quad] =
+        tile + key < length ? tile_keys[key * quads + quad] : Quad{};
   }
   __syncthreads();
 
@@ -93,7 +96,9 @@ __global__ void __launch_bounds__(kThreads)
   for (int quad = 0; quad < quads; ++quad) {
     float4 key[kKeysPerLane];
 #pragma unroll
-    for (int t = 0; t < kKeysPerLane; ++t) key[t] = key_tile[(lane + 32 * t) * key_stride + quad];
+    for (int t = 0; t < kKeysPerLane; ++t) {
+      key[t] = load4(reinterpret_cast<const In*>(&key_tile[(lane + 32 * t) * key_stride + quad]));
+    }
 #pragma unroll
     for (int i = 0; i < kHeadsPerWarp; ++i) {
       const float4 qh = q_tile[(warp + kWarps * i) * quads + quad];  // one address per warp
@@ -127,7 +132,7 @@ template <typename In, int kHeadsPerWarp>
 Status launch_scores(const IndexerProblem& p, cudaStream_t stream) {
   constexpr int kHeads = kHeadsPerWarp * kWarps;
   const int quads = static_cast<int>(p.head_dim / 4);
-  const std::size_t key_bytes = std::size_t{kTileKeys} * (quads + kKeyPad / 4) * sizeof(float4);
+  const std::size_t key_bytes = std::size_t{kTileKeys} * (quads + 1) * 4 * sizeof(In);
   const std::size_t parts_bytes = std::size_t{kTileKeys} * (kHeads + 1) * sizeof(float);
   const std::size_t smem = std::size_t{kHeads} * quads * sizeof(float4) +
                            (key_bytes > parts_bytes ? key_bytes : parts_bytes);
