@@ -184,17 +184,7 @@ Status invariant_indexer_cuda(const IndexerProblem& p, cudaStream_t stream) {
                          : launch_scores_for_heads<Fp8>(p, stream);
     if (s != Status::ok) return s;
   }
-  TopkProblem top;
-  top.values = p.scores;
-  top.dtype = DType::f32;
-  top.rows = p.items;
-  top.offsets = p.offsets;
-  top.max_length = p.max_length;
-  top.k = p.k;
-  top.out_values = p.top_values;
-  top.out_indices = p.top_indices;
-  top.algorithm = TopkAlgorithm::automatic;
-  return invariant_topk_cuda(top, stream);
+  return invariant_topk_cuda(indexer_topk_problem(p), stream);
 }
 
 }  // namespace samebits::kernels

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "kernels/common/status.h"
+#include "kernels/topk/invariant_topk.h"
 
 namespace samebits::kernels {
 
@@ -41,6 +42,9 @@ struct IndexerProblem {
   float* top_values = nullptr;
   std::int64_t* top_indices = nullptr;
 };
+
+// The second step of both paths: the batched top-k over the packed scores, one row per item.
+TopkProblem indexer_topk_problem(const IndexerProblem& p);
 
 // Two launches on `stream`: the scores of every item, then the batched top-k over them.
 Status invariant_indexer_cuda(const IndexerProblem& p, cudaStream_t stream);

@@ -55,6 +55,10 @@ Status invariant_indexer_cpu(const IndexerProblem& p) {
       p.scores[start + t] = score;
     }
   }
+  return invariant_topk_cpu(indexer_topk_problem(p));
+}
+
+TopkProblem indexer_topk_problem(const IndexerProblem& p) {
   TopkProblem top;
   top.values = p.scores;
   top.dtype = DType::f32;
@@ -64,7 +68,7 @@ Status invariant_indexer_cpu(const IndexerProblem& p) {
   top.k = p.k;
   top.out_values = p.top_values;
   top.out_indices = p.top_indices;
-  return invariant_topk_cpu(top);
+  return top;
 }
 
 }  // namespace samebits::kernels

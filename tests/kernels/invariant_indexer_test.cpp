@@ -8,6 +8,7 @@
 
 #include "kernels/indexer/binding.h"
 #include "kernels/indexer/invariant_indexer_order.h"
+#include "tests/kernels/expect_error.h"
 #include "tests/kernels/indexer_inputs.h"
 #include "tests/kernels/topk_oracle.h"
 
@@ -96,15 +97,6 @@ TEST(IndexerOrder, Relu) {
   EXPECT_FALSE(std::signbit(relu(-0.0f)));
   EXPECT_EQ(relu(-2.0f), 0.0f);
   EXPECT_EQ(relu(3.0f), 3.0f);
-}
-
-void expect_error(const std::function<void()>& call, const std::string& needle) {
-  try {
-    call();
-    ADD_FAILURE() << "expected an error containing \"" << needle << "\"";
-  } catch (const c10::Error& e) {
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-  }
 }
 
 TEST(IndexerErrors, NameTheArgumentAndAcceptedValues) {
