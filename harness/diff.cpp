@@ -168,9 +168,13 @@ DiffStats compare_tensors(const at::Tensor& baseline_in, const at::Tensor& varia
         at::where(finite.logical_and(b64.ne(0)), abs_err / b64.abs(),
                   at::where(abs_err.gt(0), at::full_like(b64, INFINITY), at::zeros_like(b64)));
     const at::Tensor both_nan = b64.isnan().logical_and(v64.isnan());
-    // Non-finite pairs agree when equal (same infinity), or both NaN where the contract allows it.
+    // Non-finite pairs agree when equal (same infinity), both NaN where the contract allows it,
+    // or, when bits are compared, with the same bits (one NaN payload on both sides).
+    const bool by_bits = how.mode == CompareMode::bitwise || how.mode == CompareMode::indices;
     const at::Tensor nonfinite_same =
-        b64.eq(v64).logical_or(how.equal_nan ? both_nan : at::zeros_like(both_nan));
+        b64.eq(v64)
+            .logical_or(how.equal_nan ? both_nan : at::zeros_like(both_nan))
+            .logical_or(by_bits ? raw_bits(b).eq(raw_bits(v)) : at::zeros_like(both_nan));
     const at::Tensor nonfinite_differs =
         finite.logical_not().logical_and(nonfinite_same.logical_not());
     const at::Tensor dist = ulp_distance(b, v);

@@ -161,6 +161,21 @@ TEST(Diff, NonFiniteMismatchLeavesMaxUlpUnset) {
   EXPECT_EQ(d.first_mismatches[1].baseline_bits, "0x7fc00000");
 }
 
+// Bitwise: a NaN against the same NaN bits is no difference, so no non-finite mismatch either;
+// another payload is one, and so is any NaN pair in ulp mode without equal_nan.
+TEST(Diff, IdenticalNanBitsAreNoNonFiniteMismatch) {
+  const at::Tensor b = from_bits(at::kFloat, {0x7fc00000, 0x7fc00000, 0x3f800000});
+  const at::Tensor v = from_bits(at::kFloat, {0x7fc00000, 0x7fc00001, 0x3f800000});
+  Comparison bits;
+  bits.mode = CompareMode::bitwise;
+  const DiffStats d = compare_tensors(b, v, bits);
+  EXPECT_EQ(d.mismatched, 1);
+  EXPECT_EQ(d.nonfinite_mismatches, 1) << "only the pair whose payloads differ";
+  Comparison ulps;
+  ulps.mode = CompareMode::ulp;
+  EXPECT_EQ(compare_tensors(b, v, ulps).nonfinite_mismatches, 2);
+}
+
 TEST(Diff, RelativeErrorAgainstZeroIsInfinite) {
   const DiffStats d = compare_tensors(from_bits(at::kFloat, {0x00000000}),
                                       from_bits(at::kFloat, {0x00000001}), Comparison{});
