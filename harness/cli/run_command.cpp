@@ -8,6 +8,7 @@
 
 #include "cli/capture_option.h"
 #include "cli/commands.h"
+#include "cli/report_output.h"
 #include "contracts/contract_error.h"
 #include "harness/contract_loading.h"
 #include "harness/device_choice.h"
@@ -127,13 +128,7 @@ int run(const RunOptions& o, const std::vector<std::string>& argv) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   ConsoleSummaryWriter(stdout).write(report);
-  try {
-    JsonReportWriter(o.report).write(report);
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "samebits: the report was not written: {}\n", e.what());
-    return kExitInfrastructure;
-  }
-  fmt::print("report: {}\n", o.report);
+  if (!write_report_file(report, o.report)) return kExitInfrastructure;
   return report.summary.exit_code;
 }
 

@@ -8,6 +8,7 @@
 
 #include "cli/capture_option.h"
 #include "cli/commands.h"
+#include "cli/report_output.h"
 #include "contracts/contract_error.h"
 #include "harness/device_choice.h"
 #include "harness/dispatch_sweep.h"
@@ -160,13 +161,7 @@ int sweep(const SweepOptions& o, const std::vector<std::string>& argv) {
     fmt::print("skipped: {} more (in the report)\n", result.skipped.size() - 5);
   fmt::print("{} observations in {:.2f} s ({:.1f} s in all)\n", result.observations.size(), run_s,
              report.summary.duration_s);
-  try {
-    JsonReportWriter(o.report).write(report);
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "samebits: the report was not written: {}\n", e.what());
-    return kExitInfrastructure;
-  }
-  fmt::print("report: {}\n", o.report);
+  if (!write_report_file(report, o.report)) return kExitInfrastructure;
   return kExitAsExpected;
 }
 

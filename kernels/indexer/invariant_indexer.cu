@@ -165,15 +165,9 @@ bool aligned4(const void* p, std::size_t element_bytes) {
 
 }  // namespace
 
-bool indexer_heads_supported(std::int64_t heads) {
-  return heads == 4 || heads == 8 || heads == 16 || heads == 32 || heads == 64;
-}
-
 Status invariant_indexer_cuda(const IndexerProblem& p, cudaStream_t stream) {
   const std::size_t element_bytes = p.input == IndexerInput::bf16 ? 2 : 1;
-  if (p.items < 0 || p.items > 65535 || !indexer_heads_supported(p.heads) || p.head_dim < 4 ||
-      p.head_dim % 4 != 0 || p.head_dim > kIndexerMaxHeadDim || p.k < 1 || p.k > kRadixSelectMaxK ||
-      p.max_length < 0 || p.max_length > 0x7fffffff || !aligned4(p.q, element_bytes) ||
+  if (!indexer_problem_valid(p) || !aligned4(p.q, element_bytes) ||
       !aligned4(p.keys, element_bytes)) {
     return Status::invalid_argument;
   }

@@ -43,6 +43,10 @@ struct IndexerProblem {
   std::int64_t* top_indices = nullptr;
 };
 
+// Whether the shapes are ones both paths take (the limits above, at most 65535 items, rows no
+// longer than kMaxRowLength); the CUDA path also needs q and keys 4-element aligned.
+bool indexer_problem_valid(const IndexerProblem& p);
+
 // The second step of both paths: the batched top-k over the packed scores, one row per item.
 TopkProblem indexer_topk_problem(const IndexerProblem& p);
 

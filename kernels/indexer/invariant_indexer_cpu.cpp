@@ -28,11 +28,18 @@ void widen_row(const void* data, IndexerInput input, std::int64_t row, std::int6
 
 }  // namespace
 
+bool indexer_heads_supported(std::int64_t heads) {
+  return heads == 4 || heads == 8 || heads == 16 || heads == 32 || heads == 64;
+}
+
+bool indexer_problem_valid(const IndexerProblem& p) {
+  return p.items >= 0 && p.items <= 65535 && indexer_heads_supported(p.heads) && p.head_dim >= 4 &&
+         p.head_dim % 4 == 0 && p.head_dim <= kIndexerMaxHeadDim && p.k >= 1 &&
+         p.k <= kRadixSelectMaxK && p.max_length >= 0 && p.max_length <= kMaxRowLength;
+}
+
 Status invariant_indexer_cpu(const IndexerProblem& p) {
-  if (p.items < 0 || !indexer_heads_supported(p.heads) || p.head_dim < 4 || p.head_dim % 4 != 0 ||
-      p.head_dim > kIndexerMaxHeadDim || p.k < 1 || p.k > kRadixSelectMaxK || p.max_length < 0) {
-    return Status::invalid_argument;
-  }
+  if (!indexer_problem_valid(p)) return Status::invalid_argument;
   const std::int64_t d = p.head_dim;
   std::vector<float> q(static_cast<std::size_t>(p.heads * d));
   std::vector<float> key(static_cast<std::size_t>(d));

@@ -511,10 +511,7 @@ TopkAlgorithm choose_topk_algorithm(const TopkProblem& p) {
 }
 
 Status invariant_topk_cuda(const TopkProblem& p, cudaStream_t stream) {
-  if (p.rows < 0 || p.k < 1 || p.max_length < 0 || p.max_length > kMaxRowLength ||
-      p.rows > 0x7fffffff || (p.offsets == nullptr && p.length > p.max_length)) {
-    return Status::invalid_argument;
-  }
+  if (!topk_problem_valid(p)) return Status::invalid_argument;
   const TopkAlgorithm algorithm = choose_topk_algorithm(p);
   if (algorithm == TopkAlgorithm::warp_select &&
       (p.k > kWarpSelectMaxK || p.max_length > kWarpSelectMaxLength)) {

@@ -39,6 +39,10 @@ struct TopkProblem {
   TopkAlgorithm algorithm = TopkAlgorithm::automatic;
 };
 
+// Whether the sizes make sense for any path (the twin and both kernels): rows and lengths
+// non-negative and bounded, k at least 1. The kernels check their own limits on top.
+bool topk_problem_valid(const TopkProblem& p);
+
 // The kernel `automatic` picks for this problem (never `automatic`).
 TopkAlgorithm choose_topk_algorithm(const TopkProblem& p);
 

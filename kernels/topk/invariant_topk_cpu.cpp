@@ -45,11 +45,13 @@ void write_negative_infinity(void* out, DType dtype, std::int64_t slot) {
 
 }  // namespace
 
+bool topk_problem_valid(const TopkProblem& p) {
+  return p.rows >= 0 && p.rows <= 0x7fffffff && p.k >= 1 && p.max_length >= 0 &&
+         p.max_length <= kMaxRowLength && (p.offsets != nullptr || p.length <= p.max_length);
+}
+
 Status invariant_topk_cpu(const TopkProblem& p) {
-  if (p.rows < 0 || p.k < 1 || p.max_length < 0 || p.max_length > kMaxRowLength ||
-      (p.offsets == nullptr && p.length > p.max_length)) {
-    return Status::invalid_argument;
-  }
+  if (!topk_problem_valid(p)) return Status::invalid_argument;
   const std::size_t bytes = element_bytes(p.dtype);
   std::vector<std::uint64_t> words;
   for (std::int64_t r = 0; r < p.rows; ++r) {
