@@ -144,6 +144,27 @@ TEST_F(CliTest, RunAsExpectedExitsZero) {
   EXPECT_EQ(names, (std::vector<std::string>{"report.json", "tiny.json"})) << "no temporary files";
 }
 
+// A report path under a regular file (no folder can be made there, even as root): the run still
+// finishes, says why on stderr, exits 3 (infrastructure), and prints no report path.
+TEST_F(CliTest, RunWithAnUnwritableReportExitsThree) {
+  const fs::path missing = contract / "report.json";
+  const Result r =
+      samebits("run " + quoted(contract) + " --device cpu --report " + quoted(missing));
+  EXPECT_EQ(r.exit_code, 3) << explain(r);
+  EXPECT_NE(r.err.find("the report was not written"), std::string::npos) << explain(r);
+  EXPECT_EQ(r.out.find("report: "), std::string::npos) << explain(r);
+  EXPECT_FALSE(fs::exists(missing));
+}
+
+TEST_F(CliTest, SweepWithAnUnwritableReportExitsThree) {
+  const fs::path missing = contract / "report.json";
+  const Result r =
+      samebits("sweep sum --set rows=4 --vary N=5:6 --device cpu --report " + quoted(missing));
+  EXPECT_EQ(r.exit_code, 3) << explain(r);
+  EXPECT_NE(r.err.find("the report was not written"), std::string::npos) << explain(r);
+  EXPECT_FALSE(fs::exists(missing));
+}
+
 TEST_F(CliTest, WrongExpectationExitsOne) {
   // Determinism holds on the CPU; expecting a violation makes a stale expectation.
   std::string text = kTiny;
