@@ -87,19 +87,7 @@ IndexerOutputs invariant_indexer(const at::Tensor& q_in, const at::Tensor& keys_
   const at::Tensor offsets = offsets_in.contiguous();
   const at::Tensor weights = weights_in.contiguous();
   if (max_length < 0 || offsets.is_cpu()) {
-    const at::Tensor host = offsets.cpu();
-    const auto* off = host.const_data_ptr<std::int64_t>();
-    std::int64_t longest = 0;
-    TORCH_CHECK(off[0] >= 0, "samebits.indexer: offsets[0] must be >= 0, got ", off[0]);
-    for (std::int64_t b = 0; b < items; ++b) {
-      TORCH_CHECK(off[b] <= off[b + 1] && off[b + 1] <= keys.size(0),
-                  "samebits.indexer: offsets must rise to at most keys.size(0) = ", keys.size(0),
-                  "; item ", b, " has [", off[b], ", ", off[b + 1], ")");
-      longest = std::max(longest, off[b + 1] - off[b]);
-    }
-    TORCH_CHECK(max_length < 0 || longest <= max_length, "samebits.indexer: item of length ",
-                longest, " exceeds max_length = ", max_length);
-    if (max_length < 0) max_length = longest;
+    max_length = checked_longest_row(offsets, keys.size(0), "keys.size(0)", max_length, "indexer");
   }
   IndexerOutputs out;
   out.scores = at::empty({keys.size(0)}, keys.options().dtype(at::kFloat));

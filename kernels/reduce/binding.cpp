@@ -14,19 +14,6 @@ namespace {
 
 using kernels::DType;
 
-// One stride for dims [begin, end) if they can be walked as one index (size-1 dims are free).
-bool collapsible(const at::Tensor& x, std::int64_t begin, std::int64_t end, std::int64_t* stride) {
-  std::int64_t expected = -1;
-  *stride = 0;
-  for (std::int64_t d = end - 1; d >= begin; --d) {
-    if (x.size(d) == 1) continue;
-    if (expected >= 0 && x.stride(d) != expected) return false;
-    if (expected < 0) *stride = x.stride(d);
-    expected = x.stride(d) * x.size(d);
-  }
-  return true;
-}
-
 }  // namespace
 
 at::Tensor invariant_reduce(const at::Tensor& input, std::int64_t dim, bool mean) {
@@ -69,8 +56,8 @@ at::Tensor invariant_reduce(const at::Tensor& input, std::int64_t dim, bool mean
         at::empty({static_cast<std::int64_t>(kernels::invariant_reduce_workspace_bytes(p))},
                   x.options().dtype(at::kByte));
     check_kernel_status(kernels::invariant_reduce_cuda(p, workspace.data_ptr(), workspace.numel(),
-                                                at::cuda::getCurrentCUDAStream()),
-                 "reduction");
+                                                       at::cuda::getCurrentCUDAStream()),
+                        "reduction");
   } else {
     TORCH_CHECK(x.is_cpu(), "samebits reductions run on CPU or CUDA tensors, not ", x.device());
     check_kernel_status(kernels::invariant_reduce_cpu(p), "reduction");
@@ -87,16 +74,9 @@ at::Tensor invariant_reduce_varlen(const at::Tensor& values, const at::Tensor& o
               "samebits.sum_varlen: values and offsets on one device");
   const at::Tensor v = values.contiguous();
   const at::Tensor o = offsets.contiguous();
-  const at::Tensor host_offsets = o.cpu();
-  const auto* off = host_offsets.const_data_ptr<std::int64_t>();
   const std::int64_t rows = o.numel() - 1;
-  std::int64_t max_length = 0;
-  for (std::int64_t r = 0; r < rows; ++r) {
-    TORCH_CHECK(off[r] >= 0 && off[r] <= off[r + 1] && off[r + 1] <= v.numel(),
-                "samebits.sum_varlen: offsets must rise from 0 to at most values.numel(); row ", r,
-                " has [", off[r], ", ", off[r + 1], ")");
-    max_length = std::max(max_length, off[r + 1] - off[r]);
-  }
+  const std::int64_t max_length =
+      checked_longest_row(o, v.numel(), "values.numel()", -1, "sum_varlen");
   at::Tensor out = at::empty({rows}, v.options().dtype(at::kFloat));
   kernels::VarlenReduceProblem p;
   p.values = v.const_data_ptr();
@@ -111,9 +91,10 @@ at::Tensor invariant_reduce_varlen(const at::Tensor& values, const at::Tensor& o
     at::Tensor workspace =
         at::empty({static_cast<std::int64_t>(kernels::invariant_reduce_varlen_workspace_bytes(p))},
                   v.options().dtype(at::kByte));
-    check_kernel_status(kernels::invariant_reduce_varlen_cuda(p, workspace.data_ptr(), workspace.numel(),
-                                                       at::cuda::getCurrentCUDAStream()),
-                 "varlen reduction");
+    check_kernel_status(
+        kernels::invariant_reduce_varlen_cuda(p, workspace.data_ptr(), workspace.numel(),
+                                              at::cuda::getCurrentCUDAStream()),
+        "varlen reduction");
   } else {
     check_kernel_status(kernels::invariant_reduce_varlen_cpu(p), "varlen reduction");
   }

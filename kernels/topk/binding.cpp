@@ -62,19 +62,14 @@ std::tuple<at::Tensor, at::Tensor> invariant_topk(const at::Tensor& input, std::
   TORCH_CHECK(k >= 1 && k <= n, "samebits.topk: k must be in [1, ", n, "] (the last dim), got ", k);
   // Rows must be contiguous and evenly spaced; a copy keeps every value (and so the selection).
   at::Tensor x = input.stride(-1) == 1 ? input : input.contiguous();
-  const std::int64_t rows = n == 0 ? 0 : x.numel() / n;
-  std::int64_t row_stride = n;
-  if (x.dim() > 1) {
-    bool even = true;  // dims before the last walk as one index with stride x.stride(-2)
-    std::int64_t expected = x.stride(-2);
-    for (std::int64_t d = x.dim() - 2; d >= 0; --d) {
-      if (x.size(d) == 1) continue;
-      if (x.stride(d) != expected) even = false;
-      expected = x.stride(d) * x.size(d);
-    }
-    if (!even) x = x.contiguous();
-    row_stride = x.stride(-2);
+  // The dims before the last must walk as one index (row stride); else a contiguous copy.
+  std::int64_t row_stride = 0;
+  if (!collapsible(x, 0, x.dim() - 1, &row_stride)) {
+    x = x.contiguous();
+    collapsible(x, 0, x.dim() - 1, &row_stride);
   }
+  const std::int64_t rows = x.numel() / n;
+  if (rows == 1) row_stride = n;  // no leading dim longer than 1: any stride reads the one row
   std::vector<std::int64_t> out_shape = x.sizes().vec();
   out_shape.back() = k;
   at::Tensor values = at::empty(out_shape, x.options());
@@ -108,18 +103,7 @@ std::tuple<at::Tensor, at::Tensor> invariant_topk_varlen(const at::Tensor& value
   const at::Tensor o = offsets.contiguous();
   const std::int64_t rows = o.numel() - 1;
   if (max_length < 0 || o.is_cpu()) {
-    const at::Tensor host = o.cpu();
-    const auto* off = host.const_data_ptr<std::int64_t>();
-    std::int64_t longest = 0;
-    for (std::int64_t r = 0; r < rows; ++r) {
-      TORCH_CHECK(off[r] >= 0 && off[r] <= off[r + 1] && off[r + 1] <= v.numel(),
-                  "samebits.topk_varlen: offsets must rise from 0 to at most values.numel(); row ",
-                  r, " has [", off[r], ", ", off[r + 1], ")");
-      longest = std::max(longest, off[r + 1] - off[r]);
-    }
-    TORCH_CHECK(max_length < 0 || longest <= max_length, "samebits.topk_varlen: row of length ",
-                longest, " exceeds max_length = ", max_length);
-    if (max_length < 0) max_length = longest;
+    max_length = checked_longest_row(o, v.numel(), "values.numel()", max_length, "topk_varlen");
   }
   at::Tensor out_values = at::empty({rows, k}, v.options());
   at::Tensor out_indices = at::empty({rows, k}, v.options().dtype(at::kLong));

@@ -99,6 +99,12 @@ TEST(TopkLayouts, ViewsAsContiguous) {
   auto [values, indices] = invariant_topk(view, 17);
   auto [copy_values, copy_indices] = invariant_topk(view.contiguous(), 17);
   EXPECT_TRUE(same_selection(copy_values, copy_indices, values, indices));
+  // Rows repeated by a zero stride (an expanded view) each select as the row itself.
+  auto [e_values, e_indices] = invariant_topk(wide[0].expand({3, 99}), 17);
+  auto [r_values, r_indices] = invariant_topk(wide[0], 17);
+  for (int r = 0; r < 3; ++r) {
+    EXPECT_TRUE(same_selection(r_values, r_indices, e_values[r], e_indices[r])) << "row " << r;
+  }
   auto [t_values, t_indices] = invariant_topk(wide.t().contiguous().t(), 17);
   auto [c_values, c_indices] = invariant_topk(wide, 17);
   EXPECT_TRUE(same_selection(c_values, c_indices, t_values, t_indices));
