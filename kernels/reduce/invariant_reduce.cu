@@ -3,8 +3,8 @@
 //   chunk_kernel:  one warp per (reduction, chunk of 4096): thread w holds lanes w + 32 m, so the
 //                  tree's first levels stay in registers and the last five are shuffles.
 //   short_kernel:  one warp per reduction of length <= 128 (lanes 32..255 are empty).
-//   column_kernel: one thread per four adjacent reductions of length <= 128 (column sums), their
-//                  32 lanes completed in order in registers.
+//   column_kernel: eight threads per 16 bytes of adjacent reductions of length <= 128 (column
+//                  sums): four lanes each in registers, the last three tree levels by shuffles.
 // An empty lane holds +0.0, and adding +0.0 changes no lane (a lane sum starts at +0.0 and so is
 // never -0.0): kernels may skip lanes, chunks and padding that the order fills with zeros.
 #include <cuda_bf16.h>
@@ -48,28 +48,48 @@ __device__ __forceinline__ float from_bits(unsigned int bits) {
   }
 }
 
+// Four consecutive elements at an address aligned to their size (16 or 8 bytes): one vector load.
+template <typename T>
+__device__ __forceinline__ void load4_aligned(const T* p, float (&v)[4]) {
+  if constexpr (sizeof(T) == 4) {
+    const float4 q = *reinterpret_cast<const float4*>(p);
+    v[0] = q.x;
+    v[1] = q.y;
+    v[2] = q.z;
+    v[3] = q.w;
+  } else {
+    const uint2 q = *reinterpret_cast<const uint2*>(p);
+    v[0] = from_bits<T>(q.x & 0xffffu);
+    v[1] = from_bits<T>(q.x >> 16);
+    v[2] = from_bits<T>(q.y & 0xffffu);
+    v[3] = from_bits<T>(q.y >> 16);
+  }
+}
+
 // Four consecutive elements, as one vector load when they are contiguous and aligned for it.
 template <typename T>
 __device__ __forceinline__ void load4(const T* p, std::int64_t stride, float (&v)[4]) {
-  constexpr std::uintptr_t kBytes = 4 * sizeof(T);
-  if (stride == 1 && reinterpret_cast<std::uintptr_t>(p) % kBytes == 0) {
-    if constexpr (sizeof(T) == 4) {
-      const float4 q = *reinterpret_cast<const float4*>(p);
-      v[0] = q.x;
-      v[1] = q.y;
-      v[2] = q.z;
-      v[3] = q.w;
-    } else {
-      const uint2 q = *reinterpret_cast<const uint2*>(p);
-      v[0] = from_bits<T>(q.x & 0xffffu);
-      v[1] = from_bits<T>(q.x >> 16);
-      v[2] = from_bits<T>(q.y & 0xffffu);
-      v[3] = from_bits<T>(q.y >> 16);
-    }
+  if (stride == 1 && reinterpret_cast<std::uintptr_t>(p) % (4 * sizeof(T)) == 0) {
+    load4_aligned(p, v);
   } else {
 #pragma unroll
     for (int j = 0; j < 4; ++j) v[j] = to_float(p[j * stride]);
   }
+}
+
+// a / b and a % b for non-negative a and positive b: in 32 bits when both fit (a 64-bit division
+// is a long software routine, paid once per warp per chunk), in 64 bits otherwise.
+struct Quotient {
+  std::int64_t q, r;
+};
+__device__ __forceinline__ Quotient divide(std::int64_t a, std::int64_t b) {
+  if (b == 1) return {a, 0};
+  if (((a | b) >> 32) == 0) {
+    const auto a32 = static_cast<std::uint32_t>(a), b32 = static_cast<std::uint32_t>(b);
+    const std::uint32_t q32 = a32 / b32;
+    return {q32, a32 - q32 * b32};
+  }
+  return {a / b, a % b};
 }
 
 // Where reduction r's elements start and how many there are: for a ReduceProblem flattened to
@@ -80,7 +100,9 @@ struct Source {
   const std::int64_t* offsets;  // rows + 1 entries, or null
   std::int64_t n;               // the length of every row when offsets is null
   __device__ std::int64_t start(std::int64_t r) const {
-    return offsets ? offsets[r] : (r / inner) * stride_outer + (r % inner) * stride_inner;
+    if (offsets) return offsets[r];
+    const Quotient oi = divide(r, inner);
+    return oi.q * stride_outer + oi.r * stride_inner;
   }
   __device__ std::int64_t length(std::int64_t r) const {
     return offsets ? offsets[r + 1] - offsets[r] : n;
@@ -99,7 +121,8 @@ struct Sink {
       const std::int64_t n = mean_offsets ? mean_offsets[r + 1] - mean_offsets[r] : mean_n;
       sum = __fdiv_rn(sum, static_cast<float>(n));
     }
-    out[(r / inner) * stride_outer + (r % inner) * stride_inner] = sum;
+    const Quotient oi = divide(r, inner);
+    out[oi.q * stride_outer + oi.r * stride_inner] = sum;
   }
 };
 
@@ -136,6 +159,68 @@ __device__ __forceinline__ float warp_tree(float v) {
 constexpr int kWarpsPerBlock = 8;
 constexpr int kLanesPerThread = kLanes / 32;  // 8: warp thread w holds lanes w + 32 m, m = 0..7
 
+// True when a chunk's elements are contiguous and its start is aligned for four-element loads.
+template <typename T>
+__device__ __forceinline__ bool vector_ready(const T* chunk, std::int64_t stride) {
+  return stride == 1 && reinterpret_cast<std::uintptr_t>(chunk) % (4 * sizeof(T)) == 0;
+}
+
+// Lanes w + 32 m (m = 0..7) of a contiguous, aligned chunk of len <= 4096 elements (kFull: len
+// is 4096): the reads of two steps (16 four-element loads, predicated on p < len) are issued
+// before the adds that need them; the generic lane_sum's per-element checks would keep one read in
+// flight. A missing element reads as +0.0, which leaves a lane sum's bits alone (see the top).
+template <bool kFull, typename T>
+__device__ __forceinline__ void contiguous_chunk_lanes(const T* chunk, std::int64_t len, int w,
+                                                       float (&acc)[kLanesPerThread]) {
+  if constexpr (kFull && sizeof(T) == 2) {  // 16-bit: all 32 reads in flight, kept as raw bits
+    uint2 raw[kSteps][kLanesPerThread];
+#pragma unroll
+    for (int k = 0; k < kSteps; ++k) {
+#pragma unroll
+      for (int m = 0; m < kLanesPerThread; ++m)
+        raw[k][m] = *reinterpret_cast<const uint2*>(chunk + k * kStepSpan + kVector * (w + 32 * m));
+    }
+#pragma unroll
+    for (int k = 0; k < kSteps; ++k) {
+#pragma unroll
+      for (int m = 0; m < kLanesPerThread; ++m) {
+        acc[m] = __fadd_rn(acc[m], from_bits<T>(raw[k][m].x & 0xffffu));
+        acc[m] = __fadd_rn(acc[m], from_bits<T>(raw[k][m].x >> 16));
+        acc[m] = __fadd_rn(acc[m], from_bits<T>(raw[k][m].y & 0xffffu));
+        acc[m] = __fadd_rn(acc[m], from_bits<T>(raw[k][m].y >> 16));
+      }
+    }
+    return;
+  }
+#pragma unroll
+  for (int half = 0; half < 2; ++half) {               // steps k = 2 half, 2 half + 1
+    if (!kFull && half * 2 * kStepSpan >= len) break;  // the same for the whole warp
+    float v[2][kLanesPerThread][kVector];
+#pragma unroll
+    for (int kk = 0; kk < 2; ++kk) {
+#pragma unroll
+      for (int m = 0; m < kLanesPerThread; ++m) {
+        const std::int64_t p = (2 * half + kk) * kStepSpan + kVector * (w + 32 * m);
+        if (kFull || p + kVector <= len) {
+          load4_aligned(chunk + p, v[kk][m]);
+        } else {
+#pragma unroll
+          for (int j = 0; j < kVector; ++j)
+            v[kk][m][j] = p + j < len ? to_float(chunk[p + j]) : 0.0f;
+        }
+      }
+    }
+#pragma unroll
+    for (int kk = 0; kk < 2; ++kk) {
+#pragma unroll
+      for (int m = 0; m < kLanesPerThread; ++m) {
+#pragma unroll
+        for (int j = 0; j < kVector; ++j) acc[m] = __fadd_rn(acc[m], v[kk][m][j]);
+      }
+    }
+  }
+}
+
 // One warp per (reduction r, chunk c). Thread w holds lanes t = w + 32 m: the tree's levels 128,
 // 64 and 32 pair lanes of the same thread (m with m + 4, + 2, + 1), levels 16..1 go through
 // shuffles. With one chunk per row it writes r's result to `sink`; otherwise chunk c's sum goes to
@@ -147,8 +232,8 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
   const std::int64_t item = std::int64_t{blockIdx.x} * kWarpsPerBlock + threadIdx.x / 32;
   if (item >= items) return;  // whole warps leave together
   const int w = threadIdx.x % 32;
-  const std::int64_t r = item / chunks_per_row;
-  const std::int64_t c = item % chunks_per_row;
+  const Quotient rc = divide(item, chunks_per_row);
+  const std::int64_t r = rc.q, c = rc.r;
   const std::int64_t n = src.length(r);
   const std::int64_t begin = c * kChunk;
   float acc[kLanesPerThread];
@@ -157,9 +242,16 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
   if (begin < n) {
     const std::int64_t len = n - begin < kChunk ? n - begin : kChunk;
     const T* chunk = x + src.start(r) + begin * src.stride_length;
+    if (vector_ready(chunk, src.stride_length)) {
+      if (len == kChunk)
+        contiguous_chunk_lanes<true>(chunk, len, w, acc);
+      else
+        contiguous_chunk_lanes<false>(chunk, len, w, acc);
+    } else {
 #pragma unroll
-    for (int m = 0; m < kLanesPerThread; ++m)
-      acc[m] = lane_sum(chunk, src.stride_length, len, w + 32 * m);
+      for (int m = 0; m < kLanesPerThread; ++m)
+        acc[m] = lane_sum(chunk, src.stride_length, len, w + 32 * m);
+    }
   }
 #pragma unroll
   for (int m = 0; m < 4; ++m) acc[m] = __fadd_rn(acc[m], acc[m + 4]);  // s = 128
@@ -186,81 +278,142 @@ __global__ void short_kernel(const T* x, Source src, std::int64_t reductions, Si
   if (t == 0) sink.write(r, sum);
 }
 
-constexpr int kColumns = 4;  // adjacent reductions per thread in the column kernel
-
-// Four adjacent elements of a row of the column layout (adjacent reductions), as one vector load
-// when aligned; `count` < 4 at the right edge.
+// Column sums: reductions side by side in memory (stride_inner == 1), each of n <= 128 elements
+// walked at stride_length. Eight threads share a group of kColumns<T> adjacent reductions (16
+// bytes of each row: 4 float32 or 8 16-bit values); thread g holds lanes t = g + 8 m (m = 0..3),
+// rows 4 t .. 4 t + 3. The tree's levels 16 and 8 pair lanes of one thread (m with m + 2, then
+// m + 1); levels 4, 2, 1 pair threads g and g + s through shuffles. A warp holds four groups side
+// by side, so each of its loads reads 64 contiguous bytes of eight rows.
+constexpr int kGroupThreads = 8;
+constexpr int kGroupLanes = 32 / kGroupThreads;     // 4 lanes per thread
+constexpr int kGroupsPerWarp = 32 / kGroupThreads;  // 4
+constexpr int kColumnThreads = 256;
+constexpr int kGroupsPerBlock = kColumnThreads / kGroupThreads;
 template <typename T>
-__device__ __forceinline__ void load_columns(const T* p, int count, float (&v)[kColumns]) {
-  if (count == kColumns) {
-    load4(p, 1, v);
+constexpr int kColumns = 16 / sizeof(T);
+
+// One row's kColumns<T> adjacent values as a 16-byte word, widened to float32.
+template <typename T>
+using ColumnWord = std::conditional_t<sizeof(T) == 4, float4, uint4>;
+template <typename T>
+__device__ __forceinline__ void widen_columns(ColumnWord<T> word, float (&v)[kColumns<T>]) {
+  if constexpr (sizeof(T) == 4) {
+    v[0] = word.x;
+    v[1] = word.y;
+    v[2] = word.z;
+    v[3] = word.w;
   } else {
+    const unsigned int words[4] = {word.x, word.y, word.z, word.w};
 #pragma unroll
-    for (int q = 0; q < kColumns; ++q) v[q] = q < count ? to_float(p[q]) : 0.0f;
-  }
-}
-
-// One level of the tree over lanes held in registers: lane t < S adds lane t + S. (A loop over S
-// would index the array at run time and move it to local memory.)
-template <int S>
-__device__ __forceinline__ void tree_level(float (&lane)[16][kColumns]) {
-#pragma unroll
-  for (int t = 0; t < S; ++t) {
-#pragma unroll
-    for (int q = 0; q < kColumns; ++q) lane[t][q] = __fadd_rn(lane[t][q], lane[t + S][q]);
-  }
-}
-
-// Lane t of four adjacent reductions: rows 4t..4t+3 added in order into each column's lane sum.
-template <typename T>
-__device__ __forceinline__ void lane_of_columns(const T* base, std::int64_t stride, std::int64_t n,
-                                                int count, int t, float (&acc)[kColumns]) {
-#pragma unroll
-  for (int q = 0; q < kColumns; ++q) acc[q] = 0.0f;
-#pragma unroll
-  for (int j = 0; j < 4; ++j) {
-    const std::int64_t p = 4 * t + j;
-    if (p < n) {
-      float v[kColumns];
-      load_columns(base + p * stride, count, v);
-#pragma unroll
-      for (int q = 0; q < kColumns; ++q) acc[q] = __fadd_rn(acc[q], v[q]);
+    for (int i = 0; i < 4; ++i) {
+      v[2 * i] = from_bits<T>(words[i] & 0xffffu);
+      v[2 * i + 1] = from_bits<T>(words[i] >> 16);
     }
   }
 }
 
-// Four adjacent reductions of n <= 128 per thread, for column sums (reductions side by side in
-// memory, each walking its elements at stride_length): coalesced loads across the warp. Lanes are
-// completed in order t = 0..31; lanes 0..15 wait for their level-16 partners t + 16, then levels
-// 8..1 run in registers.
-template <typename T>
-__global__ void column_kernel(const T* x, Source src, std::int64_t reductions, Sink sink) {
-  const std::int64_t first = (std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x) * kColumns;
-  if (first >= reductions) return;
-  const int count = reductions - first < kColumns ? static_cast<int>(reductions - first) : kColumns;
-  // Rows of the column layout: adjacent reductions are adjacent in memory (stride_inner == 1), so
-  // reductions first..first+3 share every row; first may cross into the next outer index only when
-  // inner is not a multiple of 4, which the caller rules out.
-  const T* base = x + src.start(first);
-  const std::int64_t n = src.n;
-  float lane[16][kColumns];
+// Thread g's lanes g + 8 m of one group: rows 4 t + j added in order j = 0..3 (p < n only).
+// kVector (all kColumns<T> present, every row 16-byte aligned): all sixteen row reads are issued
+// first, a missing row reading as +0.0 (which leaves a lane sum's bits alone); otherwise scalar
+// reads of the `count` columns present.
+template <typename T, bool kVector>
+__device__ __forceinline__ void group_lanes(const T* base, std::int64_t stride, std::int64_t n,
+                                            int count, int g,
+                                            float (&lane)[kGroupLanes][kColumns<T>]) {
+  constexpr int C = kColumns<T>;
+  if constexpr (kVector) {
+    ColumnWord<T> rows[kGroupLanes][4];
 #pragma unroll
-  for (int t = 0; t < 16; ++t) lane_of_columns(base, src.stride_length, n, count, t, lane[t]);
+    for (int m = 0; m < kGroupLanes; ++m) {
 #pragma unroll
-  for (int t = 16; t < 32; ++t) {
-    float acc[kColumns];
-    lane_of_columns(base, src.stride_length, n, count, t, acc);
+      for (int j = 0; j < 4; ++j) {
+        const std::int64_t p = 4 * (g + kGroupThreads * m) + j;
+        rows[m][j] =
+            p < n ? *reinterpret_cast<const ColumnWord<T>*>(base + p * stride) : ColumnWord<T>{};
+      }
+    }
 #pragma unroll
-    for (int q = 0; q < kColumns; ++q)
-      lane[t - 16][q] = __fadd_rn(lane[t - 16][q], acc[q]);  // s = 16
+    for (int m = 0; m < kGroupLanes; ++m) {
+#pragma unroll
+      for (int q = 0; q < C; ++q) lane[m][q] = 0.0f;
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        float v[C];
+        widen_columns<T>(rows[m][j], v);
+#pragma unroll
+        for (int q = 0; q < C; ++q) lane[m][q] = __fadd_rn(lane[m][q], v[q]);
+      }
+    }
+  } else {
+#pragma unroll
+    for (int m = 0; m < kGroupLanes; ++m) {
+#pragma unroll
+      for (int q = 0; q < C; ++q) lane[m][q] = 0.0f;
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        const std::int64_t p = 4 * (g + kGroupThreads * m) + j;
+        if (p < n) {
+#pragma unroll
+          for (int q = 0; q < C; ++q) {
+            if (q < count) lane[m][q] = __fadd_rn(lane[m][q], to_float(base[p * stride + q]));
+          }
+        }
+      }
+    }
   }
-  tree_level<8>(lane);
-  tree_level<4>(lane);
-  tree_level<2>(lane);
-  tree_level<1>(lane);
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kColumnThreads)
+    column_kernel(const T* x, Source src, std::int64_t groups, std::int64_t groups_per_outer,
+                  Sink sink) {
+  constexpr int C = kColumns<T>;
+  const int in_warp = threadIdx.x % 32;
+  const int g = in_warp / kGroupsPerWarp;
+  const std::int64_t group = std::int64_t{blockIdx.x} * kGroupsPerBlock +
+                             threadIdx.x / 32 * kGroupsPerWarp + in_warp % kGroupsPerWarp;
+  // No early exit: every thread of the warp takes part in the shuffles.
+  const bool live = group < groups;
+  float lane[kGroupLanes][C];
+  std::int64_t first = 0;  // the group's first reduction
+  int count = 0;           // how many of its C reductions exist
+  if (live) {
+    const Quotient og = divide(group, groups_per_outer);
+    const std::int64_t o = og.q, i0 = og.r * C;
+    count = src.inner - i0 < C ? static_cast<int>(src.inner - i0) : C;
+    first = o * src.inner + i0;
+    const T* base = x + o * src.stride_outer + i0;
+    const bool vector = count == C && reinterpret_cast<std::uintptr_t>(base) % 16 == 0 &&
+                        src.stride_length * static_cast<std::int64_t>(sizeof(T)) % 16 == 0;
+    if (vector)
+      group_lanes<T, true>(base, src.stride_length, src.n, count, g, lane);
+    else
+      group_lanes<T, false>(base, src.stride_length, src.n, count, g, lane);
+  } else {
 #pragma unroll
-  for (int q = 0; q < kColumns; ++q) {
-    if (q < count) sink.write(first + q, lane[0][q]);  // constant q keeps `lane` in registers
+    for (int m = 0; m < kGroupLanes; ++m) {
+#pragma unroll
+      for (int q = 0; q < C; ++q) lane[m][q] = 0.0f;
+    }
+  }
+#pragma unroll
+  for (int q = 0; q < C; ++q) {
+    lane[0][q] = __fadd_rn(lane[0][q], lane[2][q]);  // s = 16
+    lane[1][q] = __fadd_rn(lane[1][q], lane[3][q]);
+    lane[0][q] = __fadd_rn(lane[0][q], lane[1][q]);  // s = 8
+  }
+#pragma unroll
+  for (int s = 4; s >= 1; s /= 2) {  // thread g + s of the same group is s * 4 lanes down
+#pragma unroll
+    for (int q = 0; q < C; ++q)
+      lane[0][q] =
+          __fadd_rn(lane[0][q], __shfl_down_sync(0xffffffffu, lane[0][q], s * kGroupsPerWarp));
+  }
+  if (live && g == 0) {
+#pragma unroll
+    for (int q = 0; q < C; ++q) {
+      if (q < count) sink.write(first + q, lane[0][q]);  // constant q keeps `lane` in registers
+    }
   }
 }
 
@@ -300,7 +453,8 @@ Status run_rows(const T* x, Source src, std::int64_t max_n, std::int64_t reducti
   if (max_n <= kShortMax) {
     const std::int64_t blocks = (reductions + kWarpsPerBlock - 1) / kWarpsPerBlock;
     if (blocks > kMaxBlocks) return Status::invalid_argument;
-    short_kernel<T><<<static_cast<unsigned>(blocks), kWarpsPerBlock * 32, 0, stream>>>(x, src, reductions, sink);
+    short_kernel<T><<<static_cast<unsigned>(blocks), kWarpsPerBlock * 32, 0, stream>>>(
+        x, src, reductions, sink);
     return launched();
   }
   std::int64_t c = chunks(max_n);
@@ -325,11 +479,9 @@ Status run_rows(const T* x, Source src, std::int64_t max_n, std::int64_t reducti
   }
 }
 
-// Reductions side by side in memory, short enough for registers, and groups of four that never
-// straddle two outer indices (or a single outer index).
+// Reductions side by side in memory and short enough for registers.
 bool column_layout(const ReduceProblem& p) {
-  return p.inner > 1 && p.stride_inner == 1 && p.length <= kShortMax &&
-         (p.inner % kColumns == 0 || p.outer == 1);
+  return p.inner > 1 && p.stride_inner == 1 && p.length <= kShortMax;
 }
 
 template <typename T>
@@ -352,11 +504,12 @@ Status dispatch(const ReduceProblem& p, void* workspace, std::size_t workspace_b
                   p.length};
   if (reductions == 0) return Status::ok;
   if (column_layout(p)) {
-    constexpr int kThreads = 256;
-    const std::int64_t blocks = (reductions + kThreads * kColumns - 1) / (kThreads * kColumns);
+    const std::int64_t groups_per_outer = (p.inner + kColumns<T> - 1) / kColumns<T>;
+    const std::int64_t groups = p.outer * groups_per_outer;
+    const std::int64_t blocks = (groups + kGroupsPerBlock - 1) / kGroupsPerBlock;
     if (blocks > kMaxBlocks) return Status::invalid_argument;
-    column_kernel<T>
-        <<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(x, src, reductions, sink);
+    column_kernel<T><<<static_cast<unsigned>(blocks), kColumnThreads, 0, stream>>>(
+        x, src, groups, groups_per_outer, sink);
     return launched();
   }
   return run_rows<T>(x, src, p.length, reductions, sink, static_cast<float*>(workspace),

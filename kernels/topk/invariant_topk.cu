@@ -82,7 +82,7 @@ constexpr int kRadixThreads = 512;
 constexpr int kRadixWarps = kRadixThreads / 32;
 constexpr int kDigitBits = 8;
 constexpr int kBins = 1 << kDigitBits;
-constexpr int kGatherItems = 8;  // consecutive elements per thread in the index-ordered gather
+constexpr int kGatherItems = 16;  // consecutive elements per thread in the index-ordered gather
 constexpr std::int64_t kKeyCacheMax =
     16384;  // rows up to this long keep their keys in shared memory
 constexpr std::uint32_t kMinSortWords = 64;  // the sort works on whole 64-word warp segments
@@ -102,8 +102,9 @@ struct RadixShared {
   };
   unsigned int histogram[kBins];
   std::uint32_t prefix;
-  std::uint32_t need;   // how many of the elements matching `prefix` are still to be taken
-  std::uint32_t count;  // how many elements match `prefix`
+  std::uint32_t need;      // how many of the elements matching `prefix` are still to be taken
+  std::uint32_t count;     // how many elements match `prefix`
+  std::uint32_t key_bits;  // the OR of every chosen key - prefix (which bits the sort must order)
   typename cub::BlockScan<unsigned long long, kRadixThreads>::TempStorage scan;
 };
 
@@ -172,20 +173,21 @@ __global__ void __launch_bounds__(kRadixThreads)
   T* row_values = out_values + r * k;
   std::int64_t* row_indices = out_indices + r * k;
   const int tid = threadIdx.x;
+  if (tid == 0) s.key_bits = 0;  // a barrier always follows before the first update (step 3)
   const bool cached = length <= cache_capacity;  // else every pass reads the row again
-  if (cached) {  // eight reads in flight per thread before any key is stored
-    constexpr int kBatch = 8;
+  if (cached) {  // sixteen reads in flight per thread before any key is computed
+    constexpr int kBatch = 16;
     for (int base = 0; base < length; base += kRadixThreads * kBatch) {
-      std::uint32_t batch[kBatch];
+      T batch[kBatch];
 #pragma unroll
-      for (int u = 0; u < kBatch; ++u) {
+      for (int u = 0; u < kBatch; ++u) {  // clamped, not predicated: no branch between the reads
         const int i = base + u * kRadixThreads + tid;
-        batch[u] = i < length ? key_at(row, i) : kNoElement;
+        batch[u] = row[i < length ? i : length - 1];
       }
 #pragma unroll
       for (int u = 0; u < kBatch; ++u) {
         const int i = base + u * kRadixThreads + tid;
-        if (i < length) cache[i] = batch[u];
+        if (i < length) cache[i] = key_of_bits(float_bits(batch[u]));
       }
     }
     __syncthreads();
@@ -290,19 +292,43 @@ __global__ void __launch_bounds__(kRadixThreads)
   // 3. Order the chosen. Up to kRadixSortMax: a stable sort of keys, descending, whose input is
   //    in index order wherever keys are equal (the elements above the threshold were gathered in
   //    index order, then those equal to it), so ties come out in index order.
+  //    Every chosen key is at least `prefix` (its top bits are), so the sort orders key - prefix
+  //    (the same order) on the low bits in which those differences differ from zero: one 4-bit
+  //    pass fewer for every four bits the chosen keys share at the top. Missing slots hold 0,
+  //    after every chosen element with the same sort key (the sort is stable).
   if (need_total <= kRadixSortMax) {
-    std::uint32_t keys[kRadixSortItems], indices[kRadixSortItems];
+    std::uint32_t keys[kRadixSortItems], indices[kRadixSortItems], spread = 0;
+#pragma unroll
     for (int u = 0; u < kRadixSortItems; ++u) {
       const std::uint32_t j = tid * kRadixSortItems + u;
-      keys[u] = j < need_total ? ~static_cast<std::uint32_t>(words[j] >> 32) : kNoElement;
+      keys[u] = j < need_total ? ~static_cast<std::uint32_t>(words[j] >> 32) - prefix : 0u;
       indices[u] = j < need_total ? index_of_word(words[j]) : 0;
+      spread |= keys[u];
     }
-    ChosenSort(s.sort).SortDescending(keys, indices);
+    spread = __reduce_or_sync(kFullMask, spread);
+    if ((tid & 31) == 0 && spread != 0) atomicOr(&s.key_bits, spread);
+    __syncthreads();
+    const int end_bit = 32 - __clz(static_cast<int>(s.key_bits));
+    // Striped result: thread t holds sorted positions t, t + 512, ...: coalesced writes.
+    ChosenSort(s.sort).SortDescendingBlockedToStriped(keys, indices, 0, end_bit);
+    // The chosen values are read back from the row all at once (clamped reads), then written.
+    T chosen[kRadixSortItems];
+#pragma unroll
+    for (int u = 0; u < kRadixSortItems; ++u) chosen[u] = negative_infinity<T>();
+    if (need_total > 0) {  // then row[0] exists
+#pragma unroll
+      for (int u = 0; u < kRadixSortItems; ++u) {
+        const std::uint32_t j = u * kRadixThreads + tid;
+        chosen[u] = row[j < need_total ? indices[u] : 0];
+      }
+    }
+#pragma unroll
     for (int u = 0; u < kRadixSortItems; ++u) {
-      const std::int64_t j = tid * kRadixSortItems + u;
+      const std::int64_t j = u * kRadixThreads + tid;
       if (j < k) {
-        write_slot(row, j < need_total ? static_cast<std::int64_t>(indices[u]) : std::int64_t{-1},
-                   row_values, row_indices, j);
+        const bool present = j < need_total;
+        row_values[j] = present ? chosen[u] : negative_infinity<T>();
+        row_indices[j] = present ? static_cast<std::int64_t>(indices[u]) : std::int64_t{-1};
       }
     }
     for (std::int64_t j = kRadixSortMax + tid; j < k; j += kRadixThreads) {

@@ -87,13 +87,24 @@ std::vector<GpuCase> cases() {
             {std::string(dname) + "Rows" + std::to_string(n) + layout, dtype, {3, n}, 1, layout});
       }
     }
-    // Column reductions [L, N].sum(0): the one-thread-per-column kernel (L <= 128) and the rest.
+    // Column reductions [L, N].sum(0): the column kernel (L <= 128) and the rest.
     for (std::int64_t l : {1, 64, 128, 129, 300}) {
       for (const char* layout : {"contiguous", "transposed", "offset"}) {
         out.push_back({std::string(dname) + "Columns" + std::to_string(l) + layout,
                        dtype,
                        {l, 1001},
                        0,
+                       layout});
+      }
+    }
+    // Columns of a 3-d tensor [3, L, N].sum(1): groups of adjacent reductions never straddle two
+    // outer indices, whether N is a multiple of the group width (1000, 1024) or not (1001).
+    for (std::int64_t width : {1000, 1001, 1024}) {
+      for (const char* layout : {"contiguous", "offset"}) {
+        out.push_back({std::string(dname) + "Columns3d64x" + std::to_string(width) + layout,
+                       dtype,
+                       {3, 64, width},
+                       1,
                        layout});
       }
     }
