@@ -312,7 +312,7 @@ __device__ __forceinline__ void widen_columns(ColumnWord<T> word, float (&v)[kCo
   }
 }
 
-// Thread g's lanes g + 8 m of one group: rows 4 t + j added in order j = 0..3 (p < n only).
+// Thread g's lanes g + 8 m of one group, which start at +0.0: rows 4 t + j added in order j = 0..3.
 // kVector (all kColumns<T> present, every row 16-byte aligned): all sixteen row reads are issued
 // first, a missing row reading as +0.0 (which leaves a lane sum's bits alone); otherwise scalar
 // reads of the `count` columns present.
@@ -335,8 +335,6 @@ __device__ __forceinline__ void group_lanes(const T* base, std::int64_t stride, 
 #pragma unroll
     for (int m = 0; m < kGroupLanes; ++m) {
 #pragma unroll
-      for (int q = 0; q < C; ++q) lane[m][q] = 0.0f;
-#pragma unroll
       for (int j = 0; j < 4; ++j) {
         float v[C];
         widen_columns<T>(rows[m][j], v);
@@ -347,8 +345,6 @@ __device__ __forceinline__ void group_lanes(const T* base, std::int64_t stride, 
   } else {
 #pragma unroll
     for (int m = 0; m < kGroupLanes; ++m) {
-#pragma unroll
-      for (int q = 0; q < C; ++q) lane[m][q] = 0.0f;
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
         const std::int64_t p = 4 * (g + kGroupThreads * m) + j;
@@ -374,9 +370,9 @@ __global__ void __launch_bounds__(kColumnThreads)
                              threadIdx.x / 32 * kGroupsPerWarp + in_warp % kGroupsPerWarp;
   // No early exit: every thread of the warp takes part in the shuffles.
   const bool live = group < groups;
-  float lane[kGroupLanes][C];
-  std::int64_t first = 0;  // the group's first reduction
-  int count = 0;           // how many of its C reductions exist
+  float lane[kGroupLanes][C] = {};  // lane sums start at +0.0
+  std::int64_t first = 0;           // the group's first reduction
+  int count = 0;                    // how many of its C reductions exist
   if (live) {
     const Quotient og = divide(group, groups_per_outer);
     const std::int64_t o = og.q, i0 = og.r * C;
@@ -389,12 +385,6 @@ __global__ void __launch_bounds__(kColumnThreads)
       group_lanes<T, true>(base, src.stride_length, src.n, count, g, lane);
     else
       group_lanes<T, false>(base, src.stride_length, src.n, count, g, lane);
-  } else {
-#pragma unroll
-    for (int m = 0; m < kGroupLanes; ++m) {
-#pragma unroll
-      for (int q = 0; q < C; ++q) lane[m][q] = 0.0f;
-    }
   }
 #pragma unroll
   for (int q = 0; q < C; ++q) {
