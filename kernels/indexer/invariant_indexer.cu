@@ -4,6 +4,7 @@
 // says. The head sum of a key is one thread's loop over h ascending. Then the batched top-k.
 #include <cuda_bf16.h>
 #include <cuda_fp8.h>
+#include <cuda_pipeline.h>
 
 #include <type_traits>
 
@@ -76,14 +77,20 @@ __global__ void __launch_bounds__(kThreads)
   Quad* key_tile = reinterpret_cast<Quad*>(shared + kHeads * quads);  // [kTileKeys][key_stride]
   float* parts = reinterpret_cast<float*>(key_tile);  // [kTileKeys][kHeads + 1], after the dots
 
-  const In* item_q = q + static_cast<std::int64_t>(item) * kHeads * head_dim;
-  for (int i = threadIdx.x; i < kHeads * quads; i += kThreads) q_tile[i] = load4(item_q + 4 * i);
+  // The key tile is copied asynchronously (no register round trip per quad, so every copy of a
+  // thread is in flight at once; keys past the item's end are zero-filled), while q is widened.
   const Quad* tile_keys = reinterpret_cast<const Quad*>(keys + (start + tile) * head_dim);
   for (int i = threadIdx.x; i < kTileKeys * quads; i += kThreads) {
     const int key = i / quads, quad = i % quads;
-    key_tile[key * key_stride + quad] =
-        tile + key < length ? tile_keys[key * quads + quad] : Quad{};
+    const bool present = tile + key < length;
+    __pipeline_memcpy_async(&key_tile[key * key_stride + quad],
+                            present ? &tile_keys[key * quads + quad] : tile_keys, sizeof(Quad),
+                            present ? 0 : sizeof(Quad));
   }
+  __pipeline_commit();
+  const In* item_q = q + static_cast<std::int64_t>(item) * kHeads * head_dim;
+  for (int i = threadIdx.x; i < kHeads * quads; i += kThreads) q_tile[i] = load4(item_q + 4 * i);
+  __pipeline_wait_prior(0);
   __syncthreads();
 
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;

@@ -1,8 +1,8 @@
 // The CUDA kernels of the batched top-k. Both select by the key of invariant_topk_order.h; the
 // chosen elements' order (key descending, index ascending) is unique, so no thread timing shows.
 //   radix_select: one block per row, its keys cached in shared memory (rows up to 16384). Passes
-//                 of 8-bit digit histograms (one per warp) find the k-th key; a block scan in index
-//                 order takes the elements above it and the first of those equal to it; CUB's
+//                 of 8-bit digit histograms (one per warp) find the k-th key; warp ballots in index
+//                 order take the elements above it and the first of those equal to it; CUB's
 //                 stable block radix sort orders up to 2048 chosen keys (ties keep index order), a
 //                 bitonic sort of 64-bit (key, index) words orders more (up to 16384).
 //   warp_select:  one warp per row of at most 2048 elements, keys in registers (striped: lane l
@@ -15,7 +15,6 @@
 #include <cuda_fp16.h>
 
 #include <cub/block/block_radix_sort.cuh>
-#include <cub/block/block_scan.cuh>
 #include <type_traits>
 
 #include "kernels/common/shared_memory.h"
@@ -82,7 +81,7 @@ constexpr int kRadixThreads = 512;
 constexpr int kRadixWarps = kRadixThreads / 32;
 constexpr int kDigitBits = 8;
 constexpr int kBins = 1 << kDigitBits;
-constexpr int kGatherItems = 16;  // consecutive elements per thread in the index-ordered gather
+constexpr int kGatherItems = 16;  // elements per thread and tile in the index-ordered gather
 constexpr std::int64_t kKeyCacheMax =
     16384;  // rows up to this long keep their keys in shared memory
 constexpr std::uint32_t kMinSortWords = 64;  // the sort works on whole 64-word warp segments
@@ -105,7 +104,8 @@ struct RadixShared {
   std::uint32_t need;      // how many of the elements matching `prefix` are still to be taken
   std::uint32_t count;     // how many elements match `prefix`
   std::uint32_t key_bits;  // the OR of every chosen key - prefix (which bits the sort must order)
-  typename cub::BlockScan<unsigned long long, kRadixThreads>::TempStorage scan;
+  std::uint32_t warp_greater[kRadixWarps];  // per gather tile: each warp's elements above
+  std::uint32_t warp_equal[kRadixWarps];    // the threshold's top bits, and equal to them
 };
 
 // One compare-exchange of a bitonic network between element `i` (this lane's) and element
@@ -175,6 +175,9 @@ __global__ void __launch_bounds__(kRadixThreads)
   const int tid = threadIdx.x;
   if (tid == 0) s.key_bits = 0;  // a barrier always follows before the first update (step 3)
   const bool cached = length <= cache_capacity;  // else every pass reads the row again
+  for (int b = tid; b < kRadixWarps * kBins; b += kRadixThreads) {
+    (&s.warp_histograms[0][0])[b] = 0;  // then each pass's combine step clears what it read
+  }
   if (cached) {  // sixteen reads in flight per thread before any key is computed
     constexpr int kBatch = 16;
     for (int base = 0; base < length; base += kRadixThreads * kBatch) {
@@ -190,8 +193,8 @@ __global__ void __launch_bounds__(kRadixThreads)
         if (i < length) cache[i] = key_of_bits(float_bits(batch[u]));
       }
     }
-    __syncthreads();
   }
+  __syncthreads();
   auto key = [&](int i) { return cached ? cache[i] : key_at(row, i); };
 
   // 1. The k-th key, eight bits at a time from the top: after each pass, `prefix` holds the
@@ -201,10 +204,6 @@ __global__ void __launch_bounds__(kRadixThreads)
   for (int shift = 32 - kDigitBits; shift >= 0 && matching != need && need > 0;
        shift -= kDigitBits) {
     unsigned int* counts_of_warp = s.warp_histograms[tid >> 5];
-    for (int b = tid; b < kRadixWarps * kBins; b += kRadixThreads) {
-      (&s.warp_histograms[0][0])[b] = 0;
-    }
-    __syncthreads();
     for (int i = tid; i < length; i += kRadixThreads) {
       const std::uint32_t k_i = key(i);
       if ((k_i & mask) == prefix) atomicAdd(&counts_of_warp[(k_i >> shift) & (kBins - 1)], 1u);
@@ -212,7 +211,10 @@ __global__ void __launch_bounds__(kRadixThreads)
     __syncthreads();
     for (int b = tid; b < kBins; b += kRadixThreads) {
       unsigned int total = 0;
-      for (int w = 0; w < kRadixWarps; ++w) total += s.warp_histograms[w][b];
+      for (int w = 0; w < kRadixWarps; ++w) {
+        total += s.warp_histograms[w][b];
+        s.warp_histograms[w][b] = 0;  // ready for the next pass (two barriers before its adds)
+      }
       s.histogram[b] = total;
     }
     __syncthreads();
@@ -249,44 +251,67 @@ __global__ void __launch_bounds__(kRadixThreads)
     need = s.need;
     matching = s.count;
     mask |= static_cast<std::uint32_t>(kBins - 1) << shift;
-    __syncthreads();  // s is rewritten by the next pass
+    // No barrier here: the next pass rewrites s.prefix only two barriers later.
   }
 
   // 2. Gather in index order: elements whose top bits exceed `prefix`, then the first `need`
-  //    of those equal to it. A thread takes kGatherItems consecutive elements; one block scan per
-  //    tile numbers them (greater count in the high half, equal count in the low half).
+  //    of those equal to it. In a tile, warp w takes 512 consecutive elements, lane l those at
+  //    l + 32 j (reads without bank conflicts); ballots number each warp's elements in index order
+  //    and the warps' totals, through shared memory, place the warps one after another.
   const std::uint32_t greater_total = need_total - need;
   std::uint32_t greater_base = 0, equal_base = 0;
+  const int lane = tid & 31, warp = tid >> 5;
+  const unsigned lanes_below = (1u << lane) - 1;
+  constexpr int kWarpSpan = 32 * kGatherItems;
   constexpr int kTile = kRadixThreads * kGatherItems;
+  constexpr std::uint32_t kGreater = 1u << 31, kEqual = 1u << 30, kRank = kEqual - 1;
   for (int tile = 0; tile < length && need_total > 0; tile += kTile) {
-    std::uint32_t keys[kGatherItems];
-    unsigned long long counts = 0;
+    const int first = tile + warp * kWarpSpan + lane;
+    std::uint32_t keys[kGatherItems], slot[kGatherItems];  // slot: kind and rank in the warp
+    std::uint32_t greater_in_warp = 0, equal_in_warp = 0;
+#pragma unroll
     for (int j = 0; j < kGatherItems; ++j) {
-      const int i = tile + tid * kGatherItems + j;
+      const int i = first + 32 * j;
       keys[j] = i < length ? key(i) : kNoElement;
       const std::uint32_t top = keys[j] & mask;
-      if (i < length && top > prefix) counts += 1ull << 32;
-      if (i < length && top == prefix) counts += 1;
+      const unsigned greater = __ballot_sync(kFullMask, i < length && top > prefix);
+      const unsigned equal = __ballot_sync(kFullMask, i < length && top == prefix);
+      slot[j] = (greater >> lane) & 1u
+                    ? kGreater | (greater_in_warp + __popc(greater & lanes_below))
+                : (equal >> lane) & 1u ? kEqual | (equal_in_warp + __popc(equal & lanes_below))
+                                       : 0u;
+      greater_in_warp += __popc(greater);
+      equal_in_warp += __popc(equal);
     }
-    unsigned long long before, tile_total;
-    cub::BlockScan<unsigned long long, kRadixThreads>(s.scan).ExclusiveSum(counts, before,
-                                                                           tile_total);
-    std::uint32_t g = greater_base + static_cast<std::uint32_t>(before >> 32);
-    std::uint32_t e = equal_base + static_cast<std::uint32_t>(before & 0xffffffffu);
+    if (lane == 0) {
+      s.warp_greater[warp] = greater_in_warp;
+      s.warp_equal[warp] = equal_in_warp;
+    }
+    __syncthreads();
+    std::uint32_t greater_before = 0, equal_before = 0, greater_tile = 0, equal_tile = 0;
+#pragma unroll
+    for (int v = 0; v < kRadixWarps; ++v) {
+      const std::uint32_t g = s.warp_greater[v], e = s.warp_equal[v];
+      if (v < warp) {
+        greater_before += g;
+        equal_before += e;
+      }
+      greater_tile += g;
+      equal_tile += e;
+    }
+#pragma unroll
     for (int j = 0; j < kGatherItems; ++j) {
-      const int i = tile + tid * kGatherItems + j;
-      if (i >= length) break;
-      const std::uint32_t top = keys[j] & mask;
-      if (top > prefix) {
-        words[g++] = sort_word(keys[j], static_cast<std::uint32_t>(i));
-      } else if (top == prefix) {
-        if (e < need) words[greater_total + e] = sort_word(keys[j], static_cast<std::uint32_t>(i));
-        ++e;
+      const std::uint32_t index = static_cast<std::uint32_t>(first + 32 * j);
+      if (slot[j] & kGreater) {
+        words[greater_base + greater_before + (slot[j] & kRank)] = sort_word(keys[j], index);
+      } else if (slot[j] & kEqual) {
+        const std::uint32_t e = equal_base + equal_before + (slot[j] & kRank);
+        if (e < need) words[greater_total + e] = sort_word(keys[j], index);
       }
     }
-    greater_base += static_cast<std::uint32_t>(tile_total >> 32);
-    equal_base += static_cast<std::uint32_t>(tile_total & 0xffffffffu);
-    __syncthreads();  // the scan's storage is reused by the next tile
+    greater_base += greater_tile;
+    equal_base += equal_tile;
+    __syncthreads();  // the warp totals are rewritten by the next tile
   }
 
   // 3. Order the chosen. Up to kRadixSortMax: a stable sort of keys, descending, whose input is
