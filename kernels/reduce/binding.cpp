@@ -14,6 +14,18 @@ namespace {
 
 using kernels::DType;
 
+// Device workspace of `bytes` (none when 0: most shapes need none, and an allocation is host time).
+struct Workspace {
+  Workspace(std::size_t bytes, const at::TensorOptions& options)
+      : tensor(bytes ? at::empty({static_cast<std::int64_t>(bytes)}, options.dtype(at::kByte))
+                     : at::Tensor()),
+        data(bytes ? tensor.data_ptr() : nullptr),
+        bytes(bytes) {}
+  at::Tensor tensor;
+  void* data;
+  std::size_t bytes;
+};
+
 }  // namespace
 
 at::Tensor invariant_reduce(const at::Tensor& input, std::int64_t dim, bool mean) {
@@ -52,10 +64,8 @@ at::Tensor invariant_reduce(const at::Tensor& input, std::int64_t dim, bool mean
   p.mean = mean;
   if (x.is_cuda()) {
     const c10::cuda::CUDAGuard guard(x.device());
-    at::Tensor workspace =
-        at::empty({static_cast<std::int64_t>(kernels::invariant_reduce_workspace_bytes(p))},
-                  x.options().dtype(at::kByte));
-    check_kernel_status(kernels::invariant_reduce_cuda(p, workspace.data_ptr(), workspace.numel(),
+    const Workspace workspace(kernels::invariant_reduce_workspace_bytes(p), x.options());
+    check_kernel_status(kernels::invariant_reduce_cuda(p, workspace.data, workspace.bytes,
                                                        at::cuda::getCurrentCUDAStream()),
                         "reduction");
   } else {
@@ -88,13 +98,10 @@ at::Tensor invariant_reduce_varlen(const at::Tensor& values, const at::Tensor& o
   p.mean = mean;
   if (v.is_cuda()) {
     const c10::cuda::CUDAGuard guard(v.device());
-    at::Tensor workspace =
-        at::empty({static_cast<std::int64_t>(kernels::invariant_reduce_varlen_workspace_bytes(p))},
-                  v.options().dtype(at::kByte));
-    check_kernel_status(
-        kernels::invariant_reduce_varlen_cuda(p, workspace.data_ptr(), workspace.numel(),
-                                              at::cuda::getCurrentCUDAStream()),
-        "varlen reduction");
+    const Workspace workspace(kernels::invariant_reduce_varlen_workspace_bytes(p), v.options());
+    check_kernel_status(kernels::invariant_reduce_varlen_cuda(p, workspace.data, workspace.bytes,
+                                                              at::cuda::getCurrentCUDAStream()),
+                        "varlen reduction");
   } else {
     check_kernel_status(kernels::invariant_reduce_varlen_cpu(p), "varlen reduction");
   }

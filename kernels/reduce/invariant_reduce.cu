@@ -2,6 +2,8 @@
 // differ only in how threads are mapped to the order's lanes, never in which values meet in an add.
 //   chunk_kernel:  one warp per (reduction, chunk of 4096): thread w holds lanes w + 32 m, so the
 //                  tree's first levels stay in registers and the last five are shuffles.
+//   row_kernel:    one warp per reduction of up to four chunks, its chunk sums and their sum in
+//                  one launch (the same adds as chunk sums summed by a second launch).
 //   short_kernel:  one warp per reduction of length <= 128 (lanes 32..255 are empty).
 //   column_kernel: eight threads per 16 bytes of adjacent reductions of length <= 128 (column
 //                  sums): four lanes each in registers, the last three tree levels by shuffles.
@@ -221,20 +223,12 @@ __device__ __forceinline__ void contiguous_chunk_lanes(const T* chunk, std::int6
   }
 }
 
-// One warp per (reduction r, chunk c). Thread w holds lanes t = w + 32 m: the tree's levels 128,
-// 64 and 32 pair lanes of the same thread (m with m + 4, + 2, + 1), levels 16..1 go through
-// shuffles. With one chunk per row it writes r's result to `sink`; otherwise chunk c's sum goes to
-// partial[r * chunks_per_row + c] (+0.0 for chunks past a short row's end).
+// Chunk c of reduction r (n elements), summed by one warp: thread w holds lanes t = w + 32 m, the
+// tree's levels 128, 64 and 32 pair lanes of the same thread (m with m + 4, + 2, + 1), levels
+// 16..1 go through shuffles. The sum is valid in thread 0; +0.0 for a chunk past the row's end.
 template <typename T>
-__global__ void __launch_bounds__(kWarpsPerBlock * 32)
-    chunk_kernel(const T* x, Source src, std::int64_t items, std::int64_t chunks_per_row,
-                 float* partial, Sink sink) {
-  const std::int64_t item = std::int64_t{blockIdx.x} * kWarpsPerBlock + threadIdx.x / 32;
-  if (item >= items) return;  // whole warps leave together
-  const int w = threadIdx.x % 32;
-  const Quotient rc = divide(item, chunks_per_row);
-  const std::int64_t r = rc.q, c = rc.r;
-  const std::int64_t n = src.length(r);
+__device__ __forceinline__ float warp_chunk_sum(const T* x, const Source& src, std::int64_t r,
+                                                std::int64_t n, std::int64_t c, int w) {
   const std::int64_t begin = c * kChunk;
   float acc[kLanesPerThread];
 #pragma unroll
@@ -258,13 +252,41 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
 #pragma unroll
   for (int m = 0; m < 2; ++m) acc[m] = __fadd_rn(acc[m], acc[m + 2]);  // s = 64
   acc[0] = __fadd_rn(acc[0], acc[1]);                                  // s = 32
-  const float sum = warp_tree(acc[0]);                                 // s = 16 .. 1
-  if (w == 0) {
-    if (chunks_per_row == 1)
-      sink.write(r, sum);
-    else
-      partial[r * chunks_per_row + c] = sum;
+  return warp_tree(acc[0]);                                            // s = 16 .. 1
+}
+
+// One warp per (reduction r, chunk c): chunk c's sum goes to partial[r * chunks_per_row + c].
+template <typename T>
+__global__ void __launch_bounds__(kWarpsPerBlock * 32)
+    chunk_kernel(const T* x, Source src, std::int64_t items, std::int64_t chunks_per_row,
+                 float* partial) {
+  const std::int64_t item = std::int64_t{blockIdx.x} * kWarpsPerBlock + threadIdx.x / 32;
+  if (item >= items) return;  // whole warps leave together
+  const int w = threadIdx.x % 32;
+  const Quotient rc = divide(item, chunks_per_row);
+  const float sum = warp_chunk_sum(x, src, rc.q, src.length(rc.q), rc.r, w);
+  if (w == 0) partial[item] = sum;
+}
+
+// One warp per reduction of at most kRowChunks chunks, start to finish in one launch: its chunk
+// sums in chunk order, then the order's rule over them. Those sums are the first elements of the
+// next level's one chunk, all in its lane 0 (lane 0 takes elements 0..3); every other lane of that
+// chunk is empty, so the tree leaves lane 0's sum as the result (+0.0 added to a sum that is never
+// -0.0 changes nothing). The same adds as chunk sums written out and summed by a second launch.
+constexpr std::int64_t kRowChunks = kVector;
+template <typename T>
+__global__ void __launch_bounds__(kWarpsPerBlock * 32)
+    row_kernel(const T* x, Source src, std::int64_t reductions, std::int64_t chunks_per_row,
+               Sink sink) {
+  const std::int64_t r = std::int64_t{blockIdx.x} * kWarpsPerBlock + threadIdx.x / 32;
+  if (r >= reductions) return;  // whole warps leave together
+  const int w = threadIdx.x % 32;
+  const std::int64_t n = src.length(r);
+  float lane0 = 0.0f;
+  for (std::int64_t c = 0; c < chunks_per_row && c * kChunk < n; ++c) {
+    lane0 = __fadd_rn(lane0, warp_chunk_sum(x, src, r, n, c, w));  // meaningful in thread 0
   }
+  if (w == 0) sink.write(r, lane0);
 }
 
 // One warp per reduction of n <= 128: thread t is lane t (elements 4t..4t+3); lanes 32..255 are
@@ -413,29 +435,45 @@ Status launched() {
 
 constexpr std::int64_t kMaxBlocks = 2147483647;
 
+// Rows of c chunks are finished one warp per row when that needs no second launch (c <= 4) and
+// there are enough rows to fill the GPU with warps; else chunk sums go through the workspace.
+constexpr std::int64_t kRowsForRowKernel = 1024;
+bool one_warp_per_row(std::int64_t c, std::int64_t reductions) {
+  return c == 1 || (c <= kRowChunks && reductions >= kRowsForRowKernel);
+}
+
 // Floats of workspace for `reductions` rows of up to n elements: the first pass's chunk sums and,
 // beside them, the next pass's (passes alternate between the two halves).
 std::size_t workspace_floats(std::int64_t reductions, std::int64_t n) {
   const std::int64_t c = chunks(n);
-  if (c <= 1) return 0;
+  if (one_warp_per_row(c, reductions)) return 0;
   return 2 * static_cast<std::size_t>(reductions) * static_cast<std::size_t>(c);
 }
 
-// Reduces `reductions` rows described by `src` into `sink`: short rows by warps; otherwise chunk
-// sums pass by pass (each pass's rows are the previous pass's chunk sums) until one chunk is left.
 template <typename T>
 Status launch_chunks(const T* x, Source src, std::int64_t reductions, std::int64_t chunks_per_row,
-                     float* partial, Sink sink, cudaStream_t stream) {
+                     float* partial, cudaStream_t stream) {
   const std::int64_t items = reductions * chunks_per_row;
   const std::int64_t blocks = (items + kWarpsPerBlock - 1) / kWarpsPerBlock;
   if (blocks > kMaxBlocks) return Status::invalid_argument;
   chunk_kernel<T><<<static_cast<unsigned>(blocks), kWarpsPerBlock * 32, 0, stream>>>(
-      x, src, items, chunks_per_row, partial, sink);
+      x, src, items, chunks_per_row, partial);
   return launched();
 }
 
-// Reduces `reductions` rows described by `src` into `sink`: chunk sums pass by pass (each pass's
-// rows are the previous pass's chunk sums) until one chunk per row is left.
+template <typename T>
+Status launch_rows(const T* x, Source src, std::int64_t reductions, std::int64_t chunks_per_row,
+                   Sink sink, cudaStream_t stream) {
+  const std::int64_t blocks = (reductions + kWarpsPerBlock - 1) / kWarpsPerBlock;
+  if (blocks > kMaxBlocks) return Status::invalid_argument;
+  row_kernel<T><<<static_cast<unsigned>(blocks), kWarpsPerBlock * 32, 0, stream>>>(
+      x, src, reductions, chunks_per_row, sink);
+  return launched();
+}
+
+// Reduces `reductions` rows described by `src` into `sink`: short rows by warps; otherwise chunk
+// sums pass by pass (each pass's rows are the previous pass's chunk sums) until a pass's rows can
+// be finished one warp per row.
 template <typename T>
 Status run_rows(const T* x, Source src, std::int64_t max_n, std::int64_t reductions, Sink sink,
                 float* workspace, std::size_t workspace_bytes, cudaStream_t stream) {
@@ -448,23 +486,23 @@ Status run_rows(const T* x, Source src, std::int64_t max_n, std::int64_t reducti
     return launched();
   }
   std::int64_t c = chunks(max_n);
-  if (c <= 1) return launch_chunks<T>(x, src, reductions, 1, nullptr, sink, stream);
+  if (one_warp_per_row(c, reductions)) return launch_rows<T>(x, src, reductions, c, sink, stream);
   if (workspace_bytes < workspace_floats(reductions, max_n) * sizeof(float))
     return Status::workspace_too_small;
   float* halves[2] = {
       workspace, workspace + static_cast<std::size_t>(reductions) * static_cast<std::size_t>(c)};
-  if (launch_chunks<T>(x, src, reductions, c, halves[0], sink, stream) != Status::ok)
-    return Status::cuda_error;
+  const Status first = launch_chunks<T>(x, src, reductions, c, halves[0], stream);
+  if (first != Status::ok) return first;
   for (int pass = 0;; ++pass) {
     // Dense rows of c chunk sums each; zeros past a short row's chunks change nothing.
     const Source partial{1, c, 0, 1, nullptr, c};
     const std::int64_t next = chunks(c);
     float* in = halves[pass % 2];
-    float* out = next == 1 ? nullptr : halves[(pass + 1) % 2];
-    if (launch_chunks<float>(in, partial, reductions, next, out, sink, stream) != Status::ok) {
-      return Status::cuda_error;
-    }
-    if (next == 1) return Status::ok;
+    if (one_warp_per_row(next, reductions))
+      return launch_rows<float>(in, partial, reductions, next, sink, stream);
+    const Status status =
+        launch_chunks<float>(in, partial, reductions, next, halves[(pass + 1) % 2], stream);
+    if (status != Status::ok) return status;
     c = next;
   }
 }

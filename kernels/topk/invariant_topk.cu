@@ -2,9 +2,11 @@
 // chosen elements' order (key descending, index ascending) is unique, so no thread timing shows.
 //   radix_select: one block per row, its keys cached in shared memory (rows up to 16384). Passes
 //                 of 8-bit digit histograms (one per warp) find the k-th key; warp ballots in index
-//                 order take the elements above it and the first of those equal to it; CUB's
-//                 stable block radix sort orders up to 2048 chosen keys (ties keep index order), a
-//                 bitonic sort of 64-bit (key, index) words orders more (up to 16384).
+//                 order take the elements above it and the first of those equal to it. Up to 2048
+//                 chosen are ordered by counting them into 4096 buckets of their top key bits and
+//                 ranking each within its bucket (CUB's stable block radix sort when a bucket holds
+//                 more than 32: masses of ties); a bitonic sort of 64-bit (key, index) words orders
+//                 more (up to 16384).
 //   warp_select:  one warp per row of at most 2048 elements, keys in registers (striped: lane l
 //                 holds elements l, l + 32, ...); elements below every lane's maximum are dropped,
 //                 the k-th key is found one bit at a time with warp counts, and k <= 32 words are
@@ -67,6 +69,21 @@ __device__ __forceinline__ T negative_infinity() {
   }
 }
 
+// The value whose key is `key`, for keys that name a single float: not NaN (every NaN has one
+// key) and not zero (+0.0 and -0.0 share one). Exact: the key maps float32 bits one to one, and a
+// 16-bit value widened to float32 narrows back to itself.
+template <typename T>
+__device__ __forceinline__ T value_of_key(std::uint32_t key) {
+  const float f = __uint_as_float((key & 0x80000000u) ? (key & 0x7fffffffu) : ~key);
+  if constexpr (std::is_same_v<T, float>) {
+    return f;
+  } else if constexpr (std::is_same_v<T, __half>) {
+    return __float2half_rn(f);
+  } else {
+    return __float2bfloat16_rn(f);
+  }
+}
+
 // Slot j of row r: the element of index `index`, or the -inf / -1 filler when index < 0.
 template <typename T>
 __device__ __forceinline__ void write_slot(const T* row, std::int64_t index, T* out_values,
@@ -85,6 +102,10 @@ constexpr int kGatherItems = 16;  // elements per thread and tile in the index-o
 constexpr std::int64_t kKeyCacheMax =
     16384;  // rows up to this long keep their keys in shared memory
 constexpr std::uint32_t kMinSortWords = 64;  // the sort works on whole 64-word warp segments
+constexpr int kBucketBits = 12;
+constexpr int kBuckets = 1 << kBucketBits;  // as many counters as the warp histograms hold
+constexpr int kBucketsPerThread = kBuckets / kRadixThreads;
+constexpr std::uint32_t kMaxBucket = 32;  // a fuller bucket (near-ties): CUB's radix sort instead
 
 // Up to this many chosen elements are ordered by CUB's stable block radix sort on their keys
 // (gathered in index order within each key, so stable means index order among equal keys);
@@ -97,8 +118,10 @@ using ChosenSort =
 struct RadixShared {
   union {
     unsigned int warp_histograms[kRadixWarps][kBins];  // one per warp: no atomics across warps
+    unsigned int buckets[kBuckets];  // zero when the passes end (each pass clears what it read)
     typename ChosenSort::TempStorage sort;
   };
+  static_assert(kBuckets <= kRadixWarps * kBins, "the buckets reuse the cleared warp histograms");
   unsigned int histogram[kBins];
   std::uint32_t prefix;
   std::uint32_t need;      // how many of the elements matching `prefix` are still to be taken
@@ -106,6 +129,8 @@ struct RadixShared {
   std::uint32_t key_bits;  // the OR of every chosen key - prefix (which bits the sort must order)
   std::uint32_t warp_greater[kRadixWarps];  // per gather tile: each warp's elements above
   std::uint32_t warp_equal[kRadixWarps];    // the threshold's top bits, and equal to them
+  std::uint32_t warp_buckets[kRadixWarps];  // the chosen counted into each warp's buckets
+  std::uint32_t largest_bucket;             // the fullest bucket's count, when above kMaxBucket
 };
 
 // One compare-exchange of a bitonic network between element `i` (this lane's) and element
@@ -159,6 +184,95 @@ __device__ void sort_words(unsigned long long* words, std::uint32_t n) {
   }
 }
 
+// Chosen element `word` in output slot `slot`: its index, and its value from its key (no read of
+// the row) unless the key names several floats (NaN, zero), whose bits only the row holds.
+template <typename T>
+__device__ __forceinline__ void write_chosen(const T* row, unsigned long long word,
+                                             std::uint32_t slot, T* row_values,
+                                             std::int64_t* row_indices) {
+  const std::uint32_t key = ~static_cast<std::uint32_t>(word >> 32);
+  const std::uint32_t index = index_of_word(word);
+  const bool one_float = key != 0xffffffffu && key != key_of_bits(0);
+  row_values[slot] = one_float ? value_of_key<T>(key) : row[index];
+  row_indices[slot] = index;
+}
+
+// Step 3 of radix_select for words[0, sorted) (all of them at least `prefix`, up to
+// kRadixSortMax): each word's slot is the count of smaller words. Words are counted into 4096
+// buckets of the top kBucketBits bits of key - prefix (larger keys in lower buckets), so a word's
+// slot is its bucket's start plus the smaller words in its bucket, compared one by one. Which
+// thread's atomic wins a place inside a bucket cannot show: the slot depends only on the words.
+// Returns false, before writing anything, when a bucket holds more than kMaxBucket words (near
+// ties would make the comparisons quadratic); every thread gets the same answer.
+template <typename T>
+__device__ bool order_by_buckets(unsigned long long* words, std::uint32_t sorted,
+                                 std::uint32_t prefix, RadixShared& s, const T* row, T* row_values,
+                                 std::int64_t* row_indices) {
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  unsigned long long word[kRadixSortItems];  // thread t holds words t, t + 512, ...
+  std::uint32_t bucket[kRadixSortItems], place[kRadixSortItems], spread = 0;
+#pragma unroll
+  for (int u = 0; u < kRadixSortItems; ++u) {
+    const std::uint32_t j = u * kRadixThreads + tid;
+    word[u] = j < sorted ? words[j] : kEmptyWord;
+    bucket[u] = j < sorted ? ~static_cast<std::uint32_t>(word[u] >> 32) - prefix : 0u;
+    spread |= bucket[u];
+  }
+  spread = __reduce_or_sync(kFullMask, spread);
+  if (lane == 0 && spread != 0) atomicOr(&s.key_bits, spread);
+  __syncthreads();
+  const int bits = 32 - __clz(static_cast<int>(s.key_bits));
+  const int shift = bits > kBucketBits ? bits - kBucketBits : 0;
+#pragma unroll
+  for (int u = 0; u < kRadixSortItems; ++u) {
+    bucket[u] = (kBuckets - 1) - (bucket[u] >> shift);
+    if (u * kRadixThreads + tid < sorted) place[u] = atomicAdd(&s.buckets[bucket[u]], 1u);
+  }
+  __syncthreads();
+  // Bucket starts: an exclusive scan of the counts, thread t holding buckets 8 t .. 8 t + 7.
+  std::uint32_t counts[kBucketsPerThread], local = 0, largest = 0;
+#pragma unroll
+  for (int i = 0; i < kBucketsPerThread; ++i) {
+    counts[i] = s.buckets[tid * kBucketsPerThread + i];
+    local += counts[i];
+    largest = counts[i] > largest ? counts[i] : largest;
+  }
+  std::uint32_t inclusive = local;
+#pragma unroll
+  for (int d = 1; d < 32; d <<= 1) {
+    const std::uint32_t up = __shfl_up_sync(kFullMask, inclusive, d);
+    if (lane >= d) inclusive += up;
+  }
+  largest = __reduce_max_sync(kFullMask, largest);
+  if (lane == 31) s.warp_buckets[warp] = inclusive;
+  if (lane == 0 && largest > kMaxBucket) atomicMax(&s.largest_bucket, largest);
+  __syncthreads();
+  if (s.largest_bucket > kMaxBucket) return false;
+  std::uint32_t start = inclusive - local;
+  for (int v = 0; v < warp; ++v) start += s.warp_buckets[v];
+#pragma unroll
+  for (int i = 0; i < kBucketsPerThread; ++i) {
+    s.buckets[tid * kBucketsPerThread + i] = start;
+    start += counts[i];
+  }
+  __syncthreads();
+#pragma unroll
+  for (int u = 0; u < kRadixSortItems; ++u) {
+    if (u * kRadixThreads + tid < sorted) words[s.buckets[bucket[u]] + place[u]] = word[u];
+  }
+  __syncthreads();
+#pragma unroll
+  for (int u = 0; u < kRadixSortItems; ++u) {
+    if (u * kRadixThreads + tid >= sorted) continue;
+    const std::uint32_t first = s.buckets[bucket[u]];
+    const std::uint32_t end = bucket[u] + 1 < kBuckets ? s.buckets[bucket[u] + 1] : sorted;
+    std::uint32_t slot = first;
+    for (std::uint32_t p = first; p < end; ++p) slot += words[p] < word[u];
+    write_chosen(row, word[u], slot, row_values, row_indices);
+  }
+  return true;
+}
+
 template <typename T>
 __global__ void __launch_bounds__(kRadixThreads)
     radix_select_kernel(const T* values, Rows rows, std::int64_t k, std::uint32_t sort_words_n,
@@ -173,7 +287,10 @@ __global__ void __launch_bounds__(kRadixThreads)
   T* row_values = out_values + r * k;
   std::int64_t* row_indices = out_indices + r * k;
   const int tid = threadIdx.x;
-  if (tid == 0) s.key_bits = 0;  // a barrier always follows before the first update (step 3)
+  if (tid == 0) {  // a barrier always follows before the first update (step 3)
+    s.key_bits = 0;
+    s.largest_bucket = 0;
+  }
   const bool cached = length <= cache_capacity;  // else every pass reads the row again
   for (int b = tid; b < kRadixWarps * kBins; b += kRadixThreads) {
     (&s.warp_histograms[0][0])[b] = 0;  // then each pass's combine step clears what it read
@@ -314,7 +431,22 @@ __global__ void __launch_bounds__(kRadixThreads)
     __syncthreads();  // the warp totals are rewritten by the next tile
   }
 
-  // 3. Order the chosen. Up to kRadixSortMax: a stable sort of keys, descending, whose input is
+  // 3. Order the chosen. When the passes fixed every bit of the threshold, the elements equal to
+  //    it share one key and were gathered in index order after all the others: they are in their
+  //    final slots already, and only the greater ones need ordering.
+  if (need_total <= kRadixSortMax) {
+    const std::uint32_t sorted = mask == 0xffffffffu ? greater_total : need_total;
+    if (order_by_buckets(words, sorted, prefix, s, row, row_values, row_indices)) {
+      for (std::uint32_t j = sorted + tid; j < need_total; j += kRadixThreads) {
+        write_chosen(row, words[j], j, row_values, row_indices);
+      }
+      for (std::int64_t j = need_total + tid; j < k; j += kRadixThreads) {
+        write_slot(row, std::int64_t{-1}, row_values, row_indices, j);
+      }
+      return;
+    }
+  }
+  //    Otherwise, up to kRadixSortMax: a stable sort of keys, descending, whose input is
   //    in index order wherever keys are equal (the elements above the threshold were gathered in
   //    index order, then those equal to it), so ties come out in index order.
   //    Every chosen key is at least `prefix` (its top bits are), so the sort orders key - prefix

@@ -87,6 +87,16 @@ std::vector<GpuCase> cases() {
             {std::string(dname) + "Rows" + std::to_string(n) + layout, dtype, {3, n}, 1, layout});
       }
     }
+    // Enough rows of two to four chunks that one warp finishes each row (no second launch).
+    for (std::int64_t n : {4097, 8192, 3 * 4096 + 5}) {
+      for (const char* layout : {"contiguous", "strided", "offset"}) {
+        out.push_back({std::string(dname) + "ManyRows" + std::to_string(n) + layout,
+                       dtype,
+                       {1100, n},
+                       1,
+                       layout});
+      }
+    }
     // Column reductions [L, N].sum(0): the column kernel (L <= 128) and the rest.
     for (std::int64_t l : {1, 64, 128, 129, 300}) {
       for (const char* layout : {"contiguous", "transposed", "offset"}) {
@@ -145,6 +155,18 @@ TEST(CudaInvariantReduce, PackedRowsMatchRowsAlone) {
               packed.view(at::kInt)[static_cast<std::int64_t>(r)].item<int>())
         << "row " << r << " of length " << lengths[r];
   }
+}
+
+// Over a thousand packed rows of 0 to 16384 elements: one warp per row, whatever each row's chunks.
+TEST(CudaInvariantReduce, ManyPackedRowsMatchTwin) {
+  SAMEBITS_REQUIRE_CUDA();
+  std::vector<std::int64_t> offsets = {0};
+  for (std::int64_t r = 0; r < 1100; ++r) offsets.push_back(offsets.back() + (r * 37) % 16385);
+  const at::Tensor values = wide({offsets.back()});
+  const at::Tensor off = at::tensor(offsets, at::kLong);
+  const at::Tensor packed = invariant_reduce_varlen(values.cuda(), off.cuda(), false).cpu();
+  const at::Tensor twin = invariant_reduce_varlen(values, off, false);
+  EXPECT_TRUE(at::equal(packed.view(at::kInt), twin.view(at::kInt)));
 }
 
 }  // namespace

@@ -61,6 +61,7 @@ std::vector<GpuTopkCase> cuda_cases() {
       }
       for (auto [n, k] : {std::pair<std::int64_t, std::int64_t>{4096, 2048},
                           {8191, 2048},
+                          {3000, 2000},   // relu: about 500 zeros at the threshold
                           {12000, 1500},  // cached, two gather tiles
                           {20000, 100},
                           {5000, 5000},

@@ -1,5 +1,6 @@
 // Seeded top-k inputs that stress the tie order: distinct-ish normals, few distinct values, one
-// value, signed zeros, and NaN/inf sprinkled in. Shared by the CPU and GPU top-k tests.
+// value, signed zeros, NaN/inf sprinkled in, and relu'd normals (a mass of +0.0 ties at the bottom
+// of the positives). Shared by the CPU and GPU top-k tests.
 #pragma once
 
 #include <ATen/ATen.h>
@@ -10,8 +11,8 @@
 
 namespace samebits {
 
-inline const char* const kTopkInputKinds[] = {"normal", "ties", "constant", "signed_zeros",
-                                              "specials"};
+inline const char* const kTopkInputKinds[] = {"normal",       "ties",     "constant",
+                                              "signed_zeros", "specials", "relu"};
 
 // [rows, n] of `kind` in float32 (callers convert), from seed `seed`.
 inline at::Tensor topk_input(const std::string& kind, std::int64_t rows, std::int64_t n,
@@ -28,6 +29,7 @@ inline at::Tensor topk_input(const std::string& kind, std::int64_t rows, std::in
     return x;
   }
   at::Tensor x = at::randn({rows, n}, gen, opts);
+  if (kind == "relu") return x.clamp_min_(0.0);
   if (kind == "specials") {
     const at::Tensor pick = at::randint(0, 16, {rows, n}, gen, opts);
     x.masked_fill_(pick.eq(0), NAN)
