@@ -105,7 +105,7 @@ constexpr std::uint32_t kMinSortWords = 64;  // the sort works on whole 64-word 
 constexpr int kBucketBits = 12;
 constexpr int kBuckets = 1 << kBucketBits;  // as many counters as the warp histograms hold
 constexpr int kBucketsPerThread = kBuckets / kRadixThreads;
-constexpr std::uint32_t kMaxBucket = 32;  // a fuller bucket (near-ties): CUB's radix sort instead
+constexpr std::uint32_t kMaxBucket = 128;  // a fuller bucket (near-ties): CUB's radix sort instead
 
 // Up to this many chosen elements are ordered by CUB's stable block radix sort on their keys
 // (gathered in index order within each key, so stable means index order among equal keys);
@@ -202,6 +202,7 @@ __device__ __forceinline__ void write_chosen(const T* row, unsigned long long wo
 // buckets of the top kBucketBits bits of key - prefix (larger keys in lower buckets), so a word's
 // slot is its bucket's start plus the smaller words in its bucket, compared one by one. Which
 // thread's atomic wins a place inside a bucket cannot show: the slot depends only on the words.
+// The words then move to their slots and go out in slot order (coalesced writes).
 // Returns false, before writing anything, when a bucket holds more than kMaxBucket words (near
 // ties would make the comparisons quadratic); every thread gets the same answer.
 template <typename T>
@@ -261,14 +262,23 @@ __device__ bool order_by_buckets(unsigned long long* words, std::uint32_t sorted
     if (u * kRadixThreads + tid < sorted) words[s.buckets[bucket[u]] + place[u]] = word[u];
   }
   __syncthreads();
+  std::uint32_t slot[kRadixSortItems];
 #pragma unroll
   for (int u = 0; u < kRadixSortItems; ++u) {
     if (u * kRadixThreads + tid >= sorted) continue;
     const std::uint32_t first = s.buckets[bucket[u]];
     const std::uint32_t end = bucket[u] + 1 < kBuckets ? s.buckets[bucket[u] + 1] : sorted;
-    std::uint32_t slot = first;
-    for (std::uint32_t p = first; p < end; ++p) slot += words[p] < word[u];
-    write_chosen(row, word[u], slot, row_values, row_indices);
+    slot[u] = first;
+    for (std::uint32_t p = first; p < end; ++p) slot[u] += words[p] < word[u];
+  }
+  __syncthreads();  // every rank is known: the words can move to their slots, then out in order
+#pragma unroll
+  for (int u = 0; u < kRadixSortItems; ++u) {
+    if (u * kRadixThreads + tid < sorted) words[slot[u]] = word[u];
+  }
+  __syncthreads();
+  for (std::uint32_t j = tid; j < sorted; j += kRadixThreads) {
+    write_chosen(row, words[j], j, row_values, row_indices);
   }
   return true;
 }
@@ -292,9 +302,13 @@ __global__ void __launch_bounds__(kRadixThreads)
     s.largest_bucket = 0;
   }
   const bool cached = length <= cache_capacity;  // else every pass reads the row again
-  for (int b = tid; b < kRadixWarps * kBins; b += kRadixThreads) {
-    (&s.warp_histograms[0][0])[b] = 0;  // then each pass's combine step clears what it read
-  }
+  // Cached rows that the first pass will split (length > k) count that pass's digits as they
+  // are loaded. Each warp clears its own histogram first (each pass's combine step then clears
+  // what it read), so no barrier stands between the clearing and the counting.
+  const bool first_counted_in_load = cached && length > k;
+  unsigned int* const counts_of_warp = s.warp_histograms[tid >> 5];
+  for (int b = tid & 31; b < kBins; b += 32) counts_of_warp[b] = 0;
+  __syncwarp();
   if (cached) {  // sixteen reads in flight per thread before any key is computed
     constexpr int kBatch = 16;
     for (int base = 0; base < length; base += kRadixThreads * kBatch) {
@@ -307,7 +321,11 @@ __global__ void __launch_bounds__(kRadixThreads)
 #pragma unroll
       for (int u = 0; u < kBatch; ++u) {
         const int i = base + u * kRadixThreads + tid;
-        if (i < length) cache[i] = key_of_bits(float_bits(batch[u]));
+        if (i < length) {
+          const std::uint32_t k_i = key_of_bits(float_bits(batch[u]));
+          cache[i] = k_i;
+          if (first_counted_in_load) atomicAdd(&counts_of_warp[k_i >> (32 - kDigitBits)], 1u);
+        }
       }
     }
   }
@@ -320,8 +338,8 @@ __global__ void __launch_bounds__(kRadixThreads)
   std::uint32_t matching = static_cast<std::uint32_t>(length);
   for (int shift = 32 - kDigitBits; shift >= 0 && matching != need && need > 0;
        shift -= kDigitBits) {
-    unsigned int* counts_of_warp = s.warp_histograms[tid >> 5];
-    for (int i = tid; i < length; i += kRadixThreads) {
+    const bool counted = first_counted_in_load && shift == 32 - kDigitBits;
+    for (int i = tid; i < length && !counted; i += kRadixThreads) {
       const std::uint32_t k_i = key(i);
       if ((k_i & mask) == prefix) atomicAdd(&counts_of_warp[(k_i >> shift) & (kBins - 1)], 1u);
     }

@@ -1,6 +1,7 @@
 // Seeded top-k inputs that stress the tie order: distinct-ish normals, few distinct values, one
-// value, signed zeros, NaN/inf sprinkled in, and relu'd normals (a mass of +0.0 ties at the bottom
-// of the positives). Shared by the CPU and GPU top-k tests.
+// value, signed zeros, NaN/inf sprinkled in, relu'd normals (a mass of +0.0 ties at the bottom of
+// the positives), and values spread over many binades on both sides of zero. Shared by the CPU and
+// GPU top-k tests.
 #pragma once
 
 #include <ATen/ATen.h>
@@ -11,8 +12,8 @@
 
 namespace samebits {
 
-inline const char* const kTopkInputKinds[] = {"normal",       "ties",     "constant",
-                                              "signed_zeros", "specials", "relu"};
+inline const char* const kTopkInputKinds[] = {"normal",   "ties", "constant", "signed_zeros",
+                                              "specials", "relu", "wide"};
 
 // [rows, n] of `kind` in float32 (callers convert), from seed `seed`.
 inline at::Tensor topk_input(const std::string& kind, std::int64_t rows, std::int64_t n,
@@ -30,6 +31,7 @@ inline at::Tensor topk_input(const std::string& kind, std::int64_t rows, std::in
   }
   at::Tensor x = at::randn({rows, n}, gen, opts);
   if (kind == "relu") return x.clamp_min_(0.0);
+  if (kind == "wide") return x.mul_(at::randn({rows, n}, gen, opts).mul_(8).exp2_());
   if (kind == "specials") {
     const at::Tensor pick = at::randint(0, 16, {rows, n}, gen, opts);
     x.masked_fill_(pick.eq(0), NAN)
