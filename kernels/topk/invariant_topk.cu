@@ -105,7 +105,7 @@ constexpr std::uint32_t kMinSortWords = 64;  // the sort works on whole 64-word 
 constexpr int kBucketBits = 12;
 constexpr int kBuckets = 1 << kBucketBits;  // as many counters as the warp histograms hold
 constexpr int kBucketsPerThread = kBuckets / kRadixThreads;
-constexpr std::uint32_t kMaxBucket = 128;  // a fuller bucket (near-ties): CUB's radix sort instead
+constexpr std::uint32_t kMaxBucket = 64;  // a fuller bucket (near-ties): CUB's radix sort instead
 
 // Up to this many chosen elements are ordered by CUB's stable block radix sort on their keys
 // (gathered in index order within each key, so stable means index order among equal keys);
