@@ -115,11 +115,15 @@ __global__ void __launch_bounds__(kThreads)
     for (int t = 0; t < kKeysPerLane; ++t) {
       key[t] = load4(reinterpret_cast<const In*>(&key_tile[(lane + 32 * t) * key_stride + quad]));
     }
+    // Every head's q quad is read before the first FMA (one address per warp: broadcasts): read
+    // one head ahead, each head's first FMA waited out a shared-memory round trip.
+    float4 qh[kHeadsPerWarp];
+#pragma unroll
+    for (int i = 0; i < kHeadsPerWarp; ++i) qh[i] = q_tile[(warp + kWarps * i) * quads + quad];
 #pragma unroll
     for (int i = 0; i < kHeadsPerWarp; ++i) {
-      const float4 qh = q_tile[(warp + kWarps * i) * quads + quad];  // one address per warp
 #pragma unroll
-      for (int t = 0; t < kKeysPerLane; ++t) dots[i][t] = dot4(dots[i][t], qh, key[t]);
+      for (int t = 0; t < kKeysPerLane; ++t) dots[i][t] = dot4(dots[i][t], qh[i], key[t]);
     }
   }
   __syncthreads();  // the key tile becomes the parts table
