@@ -283,31 +283,55 @@ __device__ bool order_by_buckets(unsigned long long* words, std::uint32_t sorted
   return true;
 }
 
-// Where steps 1 and 2 leave a row: the k-th key's top bits, which bits those are, and how many
-// elements with exactly those top bits were taken (after all the elements above them).
-struct Threshold {
-  std::uint32_t prefix, mask, need;
-};
-
-// Where radix_select reads keys: its cache in shared memory, or the row itself (rows too long to
-// cache). Steps 1 and 2 are compiled once for each, so no read branches on which it is.
-struct CachedKeys {
-  const std::uint32_t* cache;
-  __device__ std::uint32_t operator()(int i) const { return cache[i]; }
-};
 template <typename T>
-struct RowKeys {
-  const T* row;
-  __device__ std::uint32_t operator()(int i) const { return key_at(row, i); }
-};
-
-// Steps 1 and 2 of radix_select: the k-th key, then the chosen elements gathered into words.
-template <typename KeyAt>
-__device__ Threshold select_and_gather(KeyAt key, int length, std::uint32_t need_total,
-                                       bool first_counted_in_load, RadixShared& s,
-                                       unsigned long long* words) {
+__global__ void __launch_bounds__(kRadixThreads)
+    radix_select_kernel(const T* values, Rows rows, std::int64_t k, std::uint32_t sort_words_n,
+                        std::int64_t cache_capacity, T* out_values, std::int64_t* out_indices) {
+  extern __shared__ unsigned long long words[];  // sort_words_n words, then the key cache
+  __shared__ RadixShared s;
+  std::uint32_t* cache = reinterpret_cast<std::uint32_t*>(words + sort_words_n);
+  const std::int64_t r = blockIdx.x;
+  const T* row = values + rows.start(r);
+  const int length = static_cast<int>(rows.size(r));  // < 2^31: checked at launch
+  const std::uint32_t need_total = static_cast<std::uint32_t>(length < k ? length : k);
+  T* row_values = out_values + r * k;
+  std::int64_t* row_indices = out_indices + r * k;
   const int tid = threadIdx.x;
+  if (tid == 0) {  // a barrier always follows before the first update (step 3)
+    s.key_bits = 0;
+    s.largest_bucket = 0;
+  }
+  const bool cached = length <= cache_capacity;  // else every pass reads the row again
+  // Cached rows that the first pass will split (length > k) count that pass's digits as they
+  // are loaded. Each warp clears its own histogram first (each pass's combine step then clears
+  // what it read), so no barrier stands between the clearing and the counting.
+  const bool first_counted_in_load = cached && length > k;
   unsigned int* const counts_of_warp = s.warp_histograms[tid >> 5];
+  for (int b = tid & 31; b < kBins; b += 32) counts_of_warp[b] = 0;
+  __syncwarp();
+  if (cached) {  // sixteen reads in flight per thread before any key is computed
+    constexpr int kBatch = 16;
+    for (int base = 0; base < length; base += kRadixThreads * kBatch) {
+      T batch[kBatch];
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u) {  // clamped, not predicated: no branch between the reads
+        const int i = base + u * kRadixThreads + tid;
+        batch[u] = row[i < length ? i : length - 1];
+      }
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u) {
+        const int i = base + u * kRadixThreads + tid;
+        if (i < length) {
+          const std::uint32_t k_i = key_of_bits(float_bits(batch[u]));
+          cache[i] = k_i;
+          if (first_counted_in_load) atomicAdd(&counts_of_warp[k_i >> (32 - kDigitBits)], 1u);
+        }
+      }
+    }
+  }
+  __syncthreads();
+  auto key = [&](int i) { return cached ? cache[i] : key_at(row, i); };
+
   // 1. The k-th key, eight bits at a time from the top: after each pass, `prefix` holds the
   //    k-th key's top bits and `need` how many elements with exactly those top bits are taken.
   std::uint32_t prefix = 0, mask = 0, need = need_total;
@@ -425,67 +449,11 @@ __device__ Threshold select_and_gather(KeyAt key, int length, std::uint32_t need
     __syncthreads();  // the warp totals are rewritten by the next tile
   }
 
-  return {prefix, mask, need};
-}
-
-template <typename T>
-__global__ void __launch_bounds__(kRadixThreads)
-    radix_select_kernel(const T* values, Rows rows, std::int64_t k, std::uint32_t sort_words_n,
-                        std::int64_t cache_capacity, T* out_values, std::int64_t* out_indices) {
-  extern __shared__ unsigned long long words[];  // sort_words_n words, then the key cache
-  __shared__ RadixShared s;
-  std::uint32_t* cache = reinterpret_cast<std::uint32_t*>(words + sort_words_n);
-  const std::int64_t r = blockIdx.x;
-  const T* row = values + rows.start(r);
-  const int length = static_cast<int>(rows.size(r));  // < 2^31: checked at launch
-  const std::uint32_t need_total = static_cast<std::uint32_t>(length < k ? length : k);
-  T* row_values = out_values + r * k;
-  std::int64_t* row_indices = out_indices + r * k;
-  const int tid = threadIdx.x;
-  if (tid == 0) {  // a barrier always follows before the first update (step 3)
-    s.key_bits = 0;
-    s.largest_bucket = 0;
-  }
-  const bool cached = length <= cache_capacity;  // else every pass reads the row again
-  // Cached rows that the first pass will split (length > k) count that pass's digits as they
-  // are loaded. Each warp clears its own histogram first (each pass's combine step then clears
-  // what it read), so no barrier stands between the clearing and the counting.
-  const bool first_counted_in_load = cached && length > k;
-  unsigned int* const counts_of_warp = s.warp_histograms[tid >> 5];
-  for (int b = tid & 31; b < kBins; b += 32) counts_of_warp[b] = 0;
-  __syncwarp();
-  if (cached) {  // sixteen reads in flight per thread before any key is computed
-    constexpr int kBatch = 16;
-    for (int base = 0; base < length; base += kRadixThreads * kBatch) {
-      T batch[kBatch];
-#pragma unroll
-      for (int u = 0; u < kBatch; ++u) {  // clamped, not predicated: no branch between the reads
-        const int i = base + u * kRadixThreads + tid;
-        batch[u] = row[i < length ? i : length - 1];
-      }
-#pragma unroll
-      for (int u = 0; u < kBatch; ++u) {
-        const int i = base + u * kRadixThreads + tid;
-        if (i < length) {
-          const std::uint32_t k_i = key_of_bits(float_bits(batch[u]));
-          cache[i] = k_i;
-          if (first_counted_in_load) atomicAdd(&counts_of_warp[k_i >> (32 - kDigitBits)], 1u);
-        }
-      }
-    }
-  }
-  __syncthreads();
-  const Threshold t = cached ? select_and_gather(CachedKeys{cache}, length, need_total,
-                                                 first_counted_in_load, s, words)
-                             : select_and_gather(RowKeys<T>{row}, length, need_total,
-                                                 first_counted_in_load, s, words);
-  const std::uint32_t prefix = t.prefix, greater_total = need_total - t.need;
-
   // 3. Order the chosen. When the passes fixed every bit of the threshold, the elements equal to
   //    it share one key and were gathered in index order after all the others: they are in their
   //    final slots already, and only the greater ones need ordering.
   if (need_total <= kRadixSortMax) {
-    const std::uint32_t sorted = t.mask == 0xffffffffu ? greater_total : need_total;
+    const std::uint32_t sorted = mask == 0xffffffffu ? greater_total : need_total;
     if (order_by_buckets(words, sorted, prefix, s, row, row_values, row_indices)) {
       for (std::uint32_t j = sorted + tid; j < need_total; j += kRadixThreads) {
         write_chosen(row, words[j], j, row_values, row_indices);
