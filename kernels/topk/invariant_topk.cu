@@ -99,20 +99,17 @@ constexpr int kRadixWarps = kRadixThreads / 32;
 constexpr int kDigitBits = 8;
 constexpr int kBins = 1 << kDigitBits;
 constexpr int kGatherItems = 16;  // elements per thread and tile in the index-ordered gather
-constexpr int kCacheTile = kRadixThreads * kGatherItems;  // elements per pass of all threads
 constexpr std::int64_t kKeyCacheMax =
     16384;  // rows up to this long keep their keys in shared memory
-static_assert(kKeyCacheMax % kCacheTile == 0, "a cached row is read in whole tiles");
 constexpr std::uint32_t kMinSortWords = 64;  // the sort works on whole 64-word warp segments
 constexpr int kBucketBits = 12;
 constexpr int kBuckets = 1 << kBucketBits;  // as many counters as the warp histograms hold
 constexpr int kBucketsPerThread = kBuckets / kRadixThreads;
 constexpr std::uint32_t kMaxBucket = 64;  // a fuller bucket (near-ties): CUB's radix sort instead
 
-// Up to this many chosen elements of a cached row are ordered by buckets (bucket_chosen), or,
-// when a bucket is too full and for rows too long to cache, by CUB's stable block radix sort on
-// their keys (gathered in index order within each key, so stable means index order among equal
-// keys); more by the bitonic sort of the 64-bit words.
+// Up to this many chosen elements are ordered by CUB's stable block radix sort on their keys
+// (gathered in index order within each key, so stable means index order among equal keys);
+// more by the bitonic sort of the 64-bit words.
 constexpr int kRadixSortItems = 4;
 constexpr std::uint32_t kRadixSortMax = kRadixThreads * kRadixSortItems;
 using ChosenSort =
@@ -130,12 +127,10 @@ struct RadixShared {
   std::uint32_t need;      // how many of the elements matching `prefix` are still to be taken
   std::uint32_t count;     // how many elements match `prefix`
   std::uint32_t key_bits;  // the OR of every chosen key - prefix (which bits the sort must order)
-  std::uint32_t warp_max[kRadixWarps];      // each warp's largest key in a cached row
   std::uint32_t warp_greater[kRadixWarps];  // per gather tile: each warp's elements above
   std::uint32_t warp_equal[kRadixWarps];    // the threshold's top bits, and equal to them
   std::uint32_t warp_buckets[kRadixWarps];  // the chosen counted into each warp's buckets
   std::uint32_t largest_bucket;             // the fullest bucket's count, when above kMaxBucket
-  std::uint32_t tile_equal[kKeyCacheMax / kCacheTile][kRadixWarps];  // equal ones, for buckets
 };
 
 // One compare-exchange of a bitonic network between element `i` (this lane's) and element
@@ -202,57 +197,37 @@ __device__ __forceinline__ void write_chosen(const T* row, unsigned long long wo
   row_indices[slot] = index;
 }
 
-// Steps 2 and 3 of radix_select for a cached row of at most kRadixSortMax chosen elements, with
-// `prefix`, `mask` and `need` from step 1. Each chosen element is counted straight from the cache
-// into one of 4096 buckets of the top kBucketBits bits of key - prefix (larger keys in lower
-// buckets); the buckets' starts place the words, and a word's slot is its bucket's start plus
-// the smaller words in its bucket, compared one by one. Which thread's atomic wins a place in a
-// bucket cannot show: a slot depends only on the words. When step 1 fixed every bit of the
-// threshold, the elements equal to it share one key: the first `need` of them in index order
-// (numbered by ballots) take the last slots as they are. Returns false, having written only its
-// counters, when a bucket holds more than kMaxBucket words (near-ties would make the comparisons
-// quadratic); every thread gets the same answer.
+// Step 3 of radix_select for words[0, sorted) (all of them at least `prefix`, up to
+// kRadixSortMax): each word's slot is the count of smaller words. Words are counted into 4096
+// buckets of the top kBucketBits bits of key - prefix (larger keys in lower buckets), so a word's
+// slot is its bucket's start plus the smaller words in its bucket, compared one by one. Which
+// thread's atomic wins a place inside a bucket cannot show: the slot depends only on the words.
+// The words then move to their slots and go out in slot order (coalesced writes).
+// Returns false, before writing anything, when a bucket holds more than kMaxBucket words (near
+// ties would make the comparisons quadratic); every thread gets the same answer.
 template <typename T>
-__device__ bool bucket_chosen(const std::uint32_t* cache, int length, std::uint32_t need_total,
-                              std::uint32_t prefix, std::uint32_t mask, std::uint32_t need,
-                              RadixShared& s, unsigned long long* words, const T* row,
-                              T* row_values, std::int64_t* row_indices) {
+__device__ bool order_by_buckets(unsigned long long* words, std::uint32_t sorted,
+                                 std::uint32_t prefix, RadixShared& s, const T* row, T* row_values,
+                                 std::int64_t* row_indices) {
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-  const unsigned lanes_below = (1u << lane) - 1;
-  const bool tail = mask == 0xffffffffu;
-  const std::uint32_t greater_total = need_total - need;
-  const std::uint32_t sorted = tail ? greater_total : need_total;
-  std::uint32_t max_key = 0;  // the largest key is always chosen: it bounds key - prefix
-  for (int v = 0; v < kRadixWarps; ++v) max_key = max(max_key, s.warp_max[v]);
-  const int bits = 32 - __clz(static_cast<int>(max_key - prefix));
+  unsigned long long word[kRadixSortItems];  // thread t holds words t, t + 512, ...
+  std::uint32_t bucket[kRadixSortItems], place[kRadixSortItems], spread = 0;
+#pragma unroll
+  for (int u = 0; u < kRadixSortItems; ++u) {
+    const std::uint32_t j = u * kRadixThreads + tid;
+    word[u] = j < sorted ? words[j] : kEmptyWord;
+    bucket[u] = j < sorted ? ~static_cast<std::uint32_t>(word[u] >> 32) - prefix : 0u;
+    spread |= bucket[u];
+  }
+  spread = __reduce_or_sync(kFullMask, spread);
+  if (lane == 0 && spread != 0) atomicOr(&s.key_bits, spread);
+  __syncthreads();
+  const int bits = 32 - __clz(static_cast<int>(s.key_bits));
   const int shift = bits > kBucketBits ? bits - kBucketBits : 0;
-  auto bucket_of = [&](std::uint32_t key) { return (kBuckets - 1) - ((key - prefix) >> shift); };
-
-  // Count: element i = tile + 512 w + l + 32 j (warp w, lane l). placed: bucket << 16 | place in
-  // the bucket, or kTail | rank among the equal ones of the warp, or kNotChosen.
-  constexpr int kTiles = kKeyCacheMax / kCacheTile;
-  constexpr std::uint32_t kTail = 1u << 31, kNotChosen = 0xffffffffu;
-  std::uint32_t placed[kTiles][kGatherItems];
 #pragma unroll
-  for (int tt = 0; tt < kTiles; ++tt) {
-    std::uint32_t equal_in_warp = 0;
-#pragma unroll
-    for (int j = 0; j < kGatherItems; ++j) {
-      placed[tt][j] = kNotChosen;
-      const int i = tt * kCacheTile + warp * 32 * kGatherItems + lane + 32 * j;
-      if (tt * kCacheTile >= length) continue;  // the same for the whole block
-      const std::uint32_t key = i < length ? cache[i] : kNoElement;
-      const std::uint32_t top = key & mask;
-      const unsigned equal = __ballot_sync(kFullMask, i < length && tail && top == prefix);
-      if (i < length && (top > prefix || (!tail && top == prefix))) {
-        const std::uint32_t b = bucket_of(key);
-        placed[tt][j] = b << 16 | atomicAdd(&s.buckets[b], 1u);
-      } else if ((equal >> lane) & 1u) {
-        placed[tt][j] = kTail | (equal_in_warp + __popc(equal & lanes_below));
-      }
-      equal_in_warp += __popc(equal);
-    }
-    if (lane == 0) s.tile_equal[tt][warp] = equal_in_warp;
+  for (int u = 0; u < kRadixSortItems; ++u) {
+    bucket[u] = (kBuckets - 1) - (bucket[u] >> shift);
+    if (u * kRadixThreads + tid < sorted) place[u] = atomicAdd(&s.buckets[bucket[u]], 1u);
   }
   __syncthreads();
   // Bucket starts: an exclusive scan of the counts, thread t holding buckets 8 t .. 8 t + 7.
@@ -282,50 +257,27 @@ __device__ bool bucket_chosen(const std::uint32_t* cache, int length, std::uint3
     start += counts[i];
   }
   __syncthreads();
-  // Place the words: the chosen above the threshold by bucket, the equal ones by index.
-  std::uint32_t equal_base = 0;
 #pragma unroll
-  for (int tt = 0; tt < kTiles; ++tt) {
-    std::uint32_t equal_before = equal_base;
-    for (int v = 0; v < kRadixWarps; ++v) {
-      if (v < warp) equal_before += s.tile_equal[tt][v];
-      equal_base += s.tile_equal[tt][v];
-    }
-#pragma unroll
-    for (int j = 0; j < kGatherItems; ++j) {
-      if (placed[tt][j] == kNotChosen) continue;
-      const int i = tt * kCacheTile + warp * 32 * kGatherItems + lane + 32 * j;
-      const unsigned long long word = sort_word(cache[i], static_cast<std::uint32_t>(i));
-      if (placed[tt][j] & kTail) {
-        const std::uint32_t e = equal_before + (placed[tt][j] & ~kTail);
-        if (e < need) words[greater_total + e] = word;
-      } else {
-        words[s.buckets[placed[tt][j] >> 16] + (placed[tt][j] & 0xffffu)] = word;
-      }
-    }
+  for (int u = 0; u < kRadixSortItems; ++u) {
+    if (u * kRadixThreads + tid < sorted) words[s.buckets[bucket[u]] + place[u]] = word[u];
   }
   __syncthreads();
-  // Rank within buckets (thread t: words t, t + 512, ...), move to the slots, write in order.
-  unsigned long long word[kRadixSortItems];
   std::uint32_t slot[kRadixSortItems];
 #pragma unroll
   for (int u = 0; u < kRadixSortItems; ++u) {
-    const std::uint32_t j = u * kRadixThreads + tid;
-    if (j >= sorted) continue;
-    word[u] = words[j];
-    const std::uint32_t b = bucket_of(~static_cast<std::uint32_t>(word[u] >> 32));
-    const std::uint32_t first = s.buckets[b];
-    const std::uint32_t end = b + 1 < kBuckets ? s.buckets[b + 1] : sorted;
+    if (u * kRadixThreads + tid >= sorted) continue;
+    const std::uint32_t first = s.buckets[bucket[u]];
+    const std::uint32_t end = bucket[u] + 1 < kBuckets ? s.buckets[bucket[u] + 1] : sorted;
     slot[u] = first;
     for (std::uint32_t p = first; p < end; ++p) slot[u] += words[p] < word[u];
   }
-  __syncthreads();
+  __syncthreads();  // every rank is known: the words can move to their slots, then out in order
 #pragma unroll
   for (int u = 0; u < kRadixSortItems; ++u) {
     if (u * kRadixThreads + tid < sorted) words[slot[u]] = word[u];
   }
   __syncthreads();
-  for (std::uint32_t j = tid; j < need_total; j += kRadixThreads) {
+  for (std::uint32_t j = tid; j < sorted; j += kRadixThreads) {
     write_chosen(row, words[j], j, row_values, row_indices);
   }
   return true;
@@ -359,7 +311,6 @@ __global__ void __launch_bounds__(kRadixThreads)
   __syncwarp();
   if (cached) {  // sixteen reads in flight per thread before any key is computed
     constexpr int kBatch = 16;
-    std::uint32_t largest = 0;
     for (int base = 0; base < length; base += kRadixThreads * kBatch) {
       T batch[kBatch];
 #pragma unroll
@@ -373,13 +324,10 @@ __global__ void __launch_bounds__(kRadixThreads)
         if (i < length) {
           const std::uint32_t k_i = key_of_bits(float_bits(batch[u]));
           cache[i] = k_i;
-          largest = k_i > largest ? k_i : largest;
           if (first_counted_in_load) atomicAdd(&counts_of_warp[k_i >> (32 - kDigitBits)], 1u);
         }
       }
     }
-    largest = __reduce_max_sync(kFullMask, largest);
-    if ((tid & 31) == 0) s.warp_max[tid >> 5] = largest;
   }
   __syncthreads();
   auto key = [&](int i) { return cached ? cache[i] : key_at(row, i); };
@@ -439,17 +387,6 @@ __global__ void __launch_bounds__(kRadixThreads)
     matching = s.count;
     mask |= static_cast<std::uint32_t>(kBins - 1) << shift;
     // No barrier here: the next pass rewrites s.prefix only two barriers later.
-  }
-
-  // 2 and 3 for cached rows of up to kRadixSortMax chosen (bucket_chosen), unless a bucket is too
-  // full; they then go on as longer rows and selections do, from step 2 below.
-  if (cached && need_total > 0 && need_total <= kRadixSortMax &&
-      bucket_chosen(cache, length, need_total, prefix, mask, need, s, words, row, row_values,
-                    row_indices)) {
-    for (std::int64_t j = need_total + tid; j < k; j += kRadixThreads) {
-      write_slot(row, std::int64_t{-1}, row_values, row_indices, j);
-    }
-    return;
   }
 
   // 2. Gather in index order: elements whose top bits exceed `prefix`, then the first `need`
@@ -512,7 +449,22 @@ __global__ void __launch_bounds__(kRadixThreads)
     __syncthreads();  // the warp totals are rewritten by the next tile
   }
 
-  // 3. Order the chosen. Up to kRadixSortMax: a stable sort of keys, descending, whose input is
+  // 3. Order the chosen. When the passes fixed every bit of the threshold, the elements equal to
+  //    it share one key and were gathered in index order after all the others: they are in their
+  //    final slots already, and only the greater ones need ordering.
+  if (need_total <= kRadixSortMax) {
+    const std::uint32_t sorted = mask == 0xffffffffu ? greater_total : need_total;
+    if (order_by_buckets(words, sorted, prefix, s, row, row_values, row_indices)) {
+      for (std::uint32_t j = sorted + tid; j < need_total; j += kRadixThreads) {
+        write_chosen(row, words[j], j, row_values, row_indices);
+      }
+      for (std::int64_t j = need_total + tid; j < k; j += kRadixThreads) {
+        write_slot(row, std::int64_t{-1}, row_values, row_indices, j);
+      }
+      return;
+    }
+  }
+  //    Otherwise, up to kRadixSortMax: a stable sort of keys, descending, whose input is
   //    in index order wherever keys are equal (the elements above the threshold were gathered in
   //    index order, then those equal to it), so ties come out in index order.
   //    Every chosen key is at least `prefix` (its top bits are), so the sort orders key - prefix
