@@ -5,8 +5,8 @@
 #include "cases/dtypes.h"
 #include "cases/generators.h"
 #include "harness/ops/op_support.h"
-#include "kernels/reduce/binding.h"
 #include "harness/ops/ops.h"
+#include "kernels/reduce/binding.h"
 
 namespace samebits {
 namespace {
@@ -20,12 +20,13 @@ class ReduceOp final : public Op {
     return fmt::format("x.{}(dim) of [rows, N] items, batched as [B, rows, N]", name());
   }
   std::vector<ImplSpec> implementations() const override {
-    return {{"aten", fmt::format("at::{} over dim + 1 of the batched tensor", name()), true, true},
-            {"samebits",
-             fmt::format("torch.ops.samebits.{}: one fixed order of adds for every stride, layout and "
-                         "batch (kernels/reduce); float32 result",
-                         name()),
-             true, true}};
+    return {
+        {"aten", fmt::format("at::{} over dim + 1 of the batched tensor", name()), true, true},
+        {"samebits",
+         fmt::format("torch.ops.samebits.{}: one fixed order of adds for every stride, layout and "
+                     "batch (kernels/reduce); float32 result",
+                     name()),
+         true, true}};
   }
   std::vector<AxisSpec> axes() const override {
     return {
@@ -95,7 +96,8 @@ class ReduceOp final : public Op {
     at::Tensor all;
     if (r.layout.kind == LayoutKind::padded) {
       const std::int64_t n = batch.size(2);
-      all = reduce(r.impl, pad_to_multiple(batch, r.layout.amount, 2, 0.0), dim + 1).narrow(1, 0, n);
+      all =
+          reduce(r.impl, pad_to_multiple(batch, r.layout.amount, 2, 0.0), dim + 1).narrow(1, 0, n);
     } else {
       all = reduce(r.impl, place(batch, r.layout, 2), dim + 1);
     }

@@ -4,9 +4,9 @@
 //                 of 8-bit digit histograms (one per warp) find the k-th key; warp ballots in index
 //                 order take the elements above it and the first of those equal to it. Up to 2048
 //                 chosen are ordered by counting them into 4096 buckets of their top key bits and
-//                 ranking each within its bucket (CUB's stable block radix sort when a bucket holds
-//                 more than 32: masses of ties); a bitonic sort of 64-bit (key, index) words orders
-//                 more (up to 16384).
+//                 ranking each within its bucket (CUB's stable block radix sort when a bucket
+//                 holds more than 64: near-ties); a bitonic sort of 64-bit (key, index) words
+//                 orders more (up to 16384).
 //   warp_select:  one warp per row of at most 2048 elements, keys in registers (striped: lane l
 //                 holds elements l, l + 32, ...); elements below every lane's maximum are dropped,
 //                 the k-th key is found one bit at a time with warp counts, and k <= 32 words are
