@@ -41,16 +41,28 @@ void check_limits(const kernels::TopkProblem& p, const char* op) {
   }
 }
 
-void run(const kernels::TopkProblem& p, const at::Tensor& like, const char* op) {
+// Fills what every top-k call shares (input, k, outputs of out_shape, algorithm) into `p`, whose
+// row layout the caller has set, and runs the CPU twin or the CUDA kernels on x's device.
+std::tuple<at::Tensor, at::Tensor> run(kernels::TopkProblem p, const at::Tensor& x, std::int64_t k,
+                                       at::IntArrayRef out_shape, const std::string& algorithm,
+                                       const char* op) {
+  at::Tensor values = at::empty(out_shape, x.options());
+  at::Tensor indices = at::empty(out_shape, x.options().dtype(at::kLong));
+  p.values = x.const_data_ptr();
+  p.dtype = kernel_dtype(x, op);
+  p.k = k;
+  p.out_values = values.mutable_data_ptr();
+  p.out_indices = indices.mutable_data_ptr<std::int64_t>();
+  p.algorithm = parse_algorithm(algorithm);
   check_limits(p, op);
-  if (like.is_cuda()) {
-    const c10::cuda::CUDAGuard guard(like.device());
+  if (x.is_cuda()) {
+    const c10::cuda::CUDAGuard guard(x.device());
     check_kernel_status(kernels::invariant_topk_cuda(p, at::cuda::getCurrentCUDAStream()), op);
   } else {
-    TORCH_CHECK(like.is_cpu(), "samebits.", op, " runs on CPU or CUDA tensors, not ",
-                like.device());
+    TORCH_CHECK(x.is_cpu(), "samebits.", op, " runs on CPU or CUDA tensors, not ", x.device());
     check_kernel_status(kernels::invariant_topk_cpu(p), op);
   }
+  return {values, indices};
 }
 
 }  // namespace
@@ -72,21 +84,12 @@ std::tuple<at::Tensor, at::Tensor> invariant_topk(const at::Tensor& input, std::
   if (rows == 1) row_stride = n;  // no leading dim longer than 1: any stride reads the one row
   std::vector<std::int64_t> out_shape = x.sizes().vec();
   out_shape.back() = k;
-  at::Tensor values = at::empty(out_shape, x.options());
-  at::Tensor indices = at::empty(out_shape, x.options().dtype(at::kLong));
   kernels::TopkProblem p;
-  p.values = x.const_data_ptr();
-  p.dtype = kernel_dtype(x, "topk");
   p.rows = rows;
   p.row_stride = row_stride;
   p.length = n;
   p.max_length = n;
-  p.k = k;
-  p.out_values = values.mutable_data_ptr();
-  p.out_indices = indices.mutable_data_ptr<std::int64_t>();
-  p.algorithm = parse_algorithm(algorithm);
-  run(p, x, "topk");
-  return {values, indices};
+  return run(p, x, k, out_shape, algorithm, "topk");
 }
 
 std::tuple<at::Tensor, at::Tensor> invariant_topk_varlen(const at::Tensor& values,
@@ -105,20 +108,11 @@ std::tuple<at::Tensor, at::Tensor> invariant_topk_varlen(const at::Tensor& value
   if (max_length < 0 || o.is_cpu()) {
     max_length = checked_longest_row(o, v.numel(), "values.numel()", max_length, "topk_varlen");
   }
-  at::Tensor out_values = at::empty({rows, k}, v.options());
-  at::Tensor out_indices = at::empty({rows, k}, v.options().dtype(at::kLong));
   kernels::TopkProblem p;
-  p.values = v.const_data_ptr();
-  p.dtype = kernel_dtype(v, "topk_varlen");
   p.rows = rows;
   p.offsets = o.const_data_ptr<std::int64_t>();
   p.max_length = max_length;
-  p.k = k;
-  p.out_values = out_values.mutable_data_ptr();
-  p.out_indices = out_indices.mutable_data_ptr<std::int64_t>();
-  p.algorithm = parse_algorithm(algorithm);
-  run(p, v, "topk_varlen");
-  return {out_values, out_indices};
+  return run(p, v, k, {rows, k}, algorithm, "topk_varlen");
 }
 
 }  // namespace samebits
