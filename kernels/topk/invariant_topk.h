@@ -11,7 +11,8 @@
 namespace samebits::kernels {
 
 // Which kernel runs. automatic: warp_select when k <= kWarpSelectMaxK and every row is at most
-// kWarpSelectMaxLength long, radix_select otherwise (invariant_topk.cu says why).
+// kWarpSelectMaxLength long, radix_select otherwise (radix_select.cu and warp_select.cu say how
+// each works).
 enum class TopkAlgorithm { automatic, radix_select, warp_select };
 
 constexpr std::int64_t kWarpSelectMaxK = 32;
