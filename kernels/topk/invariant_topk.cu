@@ -5,6 +5,15 @@
 #include "kernels/topk/topk_device.cuh"
 
 namespace samebits::kernels {
+namespace {
+
+template <typename T>
+Status launch(const TopkProblem& p, TopkAlgorithm algorithm, cudaStream_t stream) {
+  return algorithm == TopkAlgorithm::warp_select ? topk_device::warp_select<T>(p, stream)
+                                                 : topk_device::radix_select<T>(p, stream);
+}
+
+}  // namespace
 
 TopkAlgorithm choose_topk_algorithm(const TopkProblem& p) {
   if (p.algorithm != TopkAlgorithm::automatic) return p.algorithm;
@@ -24,8 +33,12 @@ Status invariant_topk_cuda(const TopkProblem& p, cudaStream_t stream) {
     return Status::invalid_argument;
   }
   if (p.rows == 0) return Status::ok;
-  return algorithm == TopkAlgorithm::warp_select ? topk_device::warp_select(p, stream)
-                                                 : topk_device::radix_select(p, stream);
+  switch (p.dtype) {
+    case DType::f32: return launch<float>(p, algorithm, stream);
+    case DType::f16: return launch<__half>(p, algorithm, stream);
+    case DType::bf16: return launch<__nv_bfloat16>(p, algorithm, stream);
+  }
+  return Status::unsupported_dtype;
 }
 
 }  // namespace samebits::kernels

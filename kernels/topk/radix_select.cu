@@ -449,8 +449,10 @@ __global__ void __launch_bounds__(kRadixThreads)
   }
 }
 
+}  // namespace
+
 template <typename T>
-Status launch(const TopkProblem& p, cudaStream_t stream) {
+Status radix_select(const TopkProblem& p, cudaStream_t stream) {
   const Rows rows{p.offsets, p.row_stride, p.length};
   std::uint32_t words = kMinSortWords;
   while (words < p.k) words <<= 1;
@@ -465,15 +467,8 @@ Status launch(const TopkProblem& p, cudaStream_t stream) {
   return cudaPeekAtLastError() == cudaSuccess ? Status::ok : Status::cuda_error;
 }
 
-}  // namespace
-
-Status radix_select(const TopkProblem& p, cudaStream_t stream) {
-  switch (p.dtype) {
-    case DType::f32: return launch<float>(p, stream);
-    case DType::f16: return launch<__half>(p, stream);
-    case DType::bf16: return launch<__nv_bfloat16>(p, stream);
-  }
-  return Status::unsupported_dtype;
-}
+template Status radix_select<float>(const TopkProblem&, cudaStream_t);
+template Status radix_select<__half>(const TopkProblem&, cudaStream_t);
+template Status radix_select<__nv_bfloat16>(const TopkProblem&, cudaStream_t);
 
 }  // namespace samebits::kernels::topk_device

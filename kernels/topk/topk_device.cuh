@@ -75,8 +75,11 @@ __device__ __forceinline__ unsigned long long exchange(unsigned long long word, 
   return (lower == ascending) ? (word < other ? word : other) : (word > other ? word : other);
 }
 
-// The launches (invariant_topk_cuda has checked the problem against each kernel's limits).
+// The launches for element type T (invariant_topk_cuda has checked the problem against each
+// kernel's limits); instantiated for float, __half and __nv_bfloat16 beside each kernel.
+template <typename T>
 Status radix_select(const TopkProblem& p, cudaStream_t stream);
+template <typename T>
 Status warp_select(const TopkProblem& p, cudaStream_t stream);
 
 }  // namespace samebits::kernels::topk_device

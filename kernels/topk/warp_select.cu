@@ -151,9 +151,11 @@ void launch_rows(const TopkProblem& p, cudaStream_t stream) {
       p.out_indices);
 }
 
+}  // namespace
+
 // kItems elements per lane: the fewest that hold the longest row.
 template <typename T>
-Status launch(const TopkProblem& p, cudaStream_t stream) {
+Status warp_select(const TopkProblem& p, cudaStream_t stream) {
   const std::int64_t n = p.max_length;
   if (n <= 32)
     launch_rows<T, 1>(p, stream);
@@ -172,15 +174,8 @@ Status launch(const TopkProblem& p, cudaStream_t stream) {
   return cudaPeekAtLastError() == cudaSuccess ? Status::ok : Status::cuda_error;
 }
 
-}  // namespace
-
-Status warp_select(const TopkProblem& p, cudaStream_t stream) {
-  switch (p.dtype) {
-    case DType::f32: return launch<float>(p, stream);
-    case DType::f16: return launch<__half>(p, stream);
-    case DType::bf16: return launch<__nv_bfloat16>(p, stream);
-  }
-  return Status::unsupported_dtype;
-}
+template Status warp_select<float>(const TopkProblem&, cudaStream_t);
+template Status warp_select<__half>(const TopkProblem&, cudaStream_t);
+template Status warp_select<__nv_bfloat16>(const TopkProblem&, cudaStream_t);
 
 }  // namespace samebits::kernels::topk_device
