@@ -2,8 +2,6 @@
 // device from a generator seeded per case and item, so one case id and seed reproduce its inputs.
 #include "cases/generators.h"
 
-#include <ATen/CPUGeneratorImpl.h>
-#include <ATen/cuda/CUDAGeneratorImpl.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -48,23 +46,6 @@ bool is_generator(const std::string& name) {
     if (g.name == name) return true;
   }
   return false;
-}
-
-std::uint64_t derive_seed(std::uint64_t seed, std::uint64_t stream) {
-  std::uint64_t z = seed + 0x9e3779b97f4a7c15ULL * (stream + 1);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-at::Generator make_generator(const at::Device& device, std::uint64_t seed) {
-  if (device.is_cuda()) {
-    at::Generator gen =
-        at::cuda::detail::createCUDAGenerator(device.index() < 0 ? 0 : device.index());
-    gen.set_current_seed(seed);
-    return gen;
-  }
-  return at::detail::createCPUGenerator(seed);
 }
 
 at::Tensor generate(const std::string& name, at::IntArrayRef shape, at::ScalarType dtype,

@@ -17,13 +17,6 @@ struct GeneratorInfo {
 const std::vector<GeneratorInfo>& generator_catalog();
 bool is_generator(const std::string& name);
 
-// A seed for stream `stream` (an item, the shared tensors) of a case: splitmix64 of both, so
-// neighbouring streams get unrelated generators.
-std::uint64_t derive_seed(std::uint64_t seed, std::uint64_t stream);
-
-// A fresh generator on `device` with this seed (CPU: mt19937; CUDA: Philox).
-at::Generator make_generator(const at::Device& device, std::uint64_t seed);
-
 // Values of `shape` and `dtype` on `device`; throws std::invalid_argument for an unknown name.
 at::Tensor generate(const std::string& name, at::IntArrayRef shape, at::ScalarType dtype,
                     const at::Device& device, at::Generator& gen);

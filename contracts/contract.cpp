@@ -23,12 +23,7 @@ struct EnumTable {
 };
 
 const EnumTable<CheckKind>& check_kinds() {
-  static const EnumTable<CheckKind> table{
-      {"determinism", "batch_invariance", "position_invariance", "layout_invariance",
-       "padding_invariance", "chunking_invariance", "equivalence", "reference"},
-      {CheckKind::determinism, CheckKind::batch_invariance, CheckKind::position_invariance,
-       CheckKind::layout_invariance, CheckKind::padding_invariance, CheckKind::chunking_invariance,
-       CheckKind::equivalence, CheckKind::reference}};
+  static const EnumTable<CheckKind> table{check_kind_names(), all_check_kinds()};
   return table;
 }
 const EnumTable<CompareMode>& compare_modes() {
@@ -303,7 +298,7 @@ std::map<std::string, std::map<std::string, Expectation>> parse_expect(
   for (const auto& item : node.items()) {
     const std::string ipath = path + "/" + escape_pointer(item.key());
     if (!against.empty() && item.key() == against) {
-      check.fail(ipath, fmt::format("\"{}\" is what this equivalence check compares against; it is "
+      check.fail(ipath, fmt::format("\"{}\" is what this check compares against; it is "
                                     "not compared with itself, so it takes no expectation",
                                     against));
     }
@@ -353,9 +348,6 @@ std::map<std::string, std::map<std::string, Expectation>> parse_expect(
 
 }  // namespace
 
-const std::vector<std::string>& check_kind_names() {
-  return check_kinds().names;
-}
 const std::vector<std::string>& compare_mode_names() {
   return compare_modes().names;
 }
@@ -365,9 +357,6 @@ const std::vector<std::string>& expectation_names() {
 const std::vector<std::string>& device_names() {
   static const std::vector<std::string> names = {"cpu", "cuda"};
   return names;
-}
-std::string to_string(CheckKind kind) {
-  return name_of(check_kinds(), kind);
 }
 std::string to_string(CompareMode mode) {
   return name_of(compare_modes(), mode);
@@ -417,6 +406,7 @@ Contract parse_contract(const std::string& text, const std::string& source) {
   Contract c;
   c.source = source;
   c.sha256 = sha256_hex(text);
+  c.text = text;
   c.op = top.required_string("op");
   c.description = top.string("description");
   {
@@ -461,10 +451,10 @@ Contract parse_contract(const std::string& text, const std::string& source) {
       check.compare = parse_comparison(r.raw("compare"), r.child("compare"), source);
     if (r.has("sweep")) check.sweep = parse_sweep(r.raw("sweep"), r.child("sweep"), source);
     check.against = r.string("against");
-    if (check.kind == CheckKind::equivalence) {
+    if (compares_implementations(check.kind)) {
       if (check.against.empty()) {
-        r.fail(path, fmt::format("an equivalence check needs \"against\": one of {}",
-                                 fmt::join(c.implementations, ", ")));
+        r.fail(path, fmt::format("check kind {} needs \"against\": one of {}",
+                                 to_string(check.kind), fmt::join(c.implementations, ", ")));
       }
       if (std::find(c.implementations.begin(), c.implementations.end(), check.against) ==
           c.implementations.end()) {
@@ -473,11 +463,17 @@ Contract parse_contract(const std::string& text, const std::string& source) {
                            check.against, accepted(c.implementations)));
       }
       if (c.implementations.size() < 2) {
-        r.fail(path,
-               "an equivalence check needs a second implementation to compare with \"against\"");
+        r.fail(path, fmt::format("check kind {} needs a second implementation to compare with "
+                                 "\"against\"",
+                                 to_string(check.kind)));
       }
     } else if (!check.against.empty()) {
-      r.fail(r.child("against"), "\"against\" applies only to equivalence checks");
+      std::vector<std::string> kinds;
+      for (CheckKind k : all_check_kinds()) {
+        if (compares_implementations(k)) kinds.push_back(to_string(k));
+      }
+      r.fail(r.child("against"),
+             fmt::format("\"against\" applies only to check kinds {}", fmt::join(kinds, ", ")));
     }
     check.expect = parse_expect(r, c.implementations, check.against);
     c.checks.push_back(std::move(check));

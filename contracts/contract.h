@@ -9,28 +9,17 @@
 #include <string>
 #include <vector>
 
+#include "contracts/check_kind.h"
 #include "contracts/json_document.h"
 
 namespace samebits {
 
-enum class CheckKind {
-  determinism,          // the same call twice (and on a second stream) gives the same bits
-  batch_invariance,     // an item alone vs the same item inside batches of other sizes
-  position_invariance,  // the same item at different positions of one batch
-  layout_invariance,    // contiguous vs strided views, storage offsets, pad-then-trim
-  padding_invariance,   // right-, left-padded and packed variable-length batches
-  chunking_invariance,  // one prefill vs chunked prefill vs token-by-token decode
-  equivalence,          // two implementations agree
-  reference,            // agreement with a float64 CPU reference
-};
 enum class CompareMode { bitwise, ulp, allclose, indices };
 enum class Expectation { holds, violated, unknown };
 
-const std::vector<std::string>& check_kind_names();
 const std::vector<std::string>& compare_mode_names();
 const std::vector<std::string>& expectation_names();
 const std::vector<std::string>& device_names();  // "cpu", "cuda"
-std::string to_string(CheckKind kind);
 std::string to_string(CompareMode mode);
 std::string to_string(Expectation expectation);
 
@@ -81,6 +70,7 @@ struct Contract {
   std::string name;    // the file stem unless the contract names itself
   std::string source;  // a path, or "embedded:<file>" for the default suite
   std::string sha256;  // of the contract's bytes
+  std::string text;    // the bytes themselves, so a report can carry them
   std::string op;
   std::string description;
   std::vector<std::string> implementations;

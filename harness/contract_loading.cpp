@@ -1,16 +1,74 @@
-// Finds the contracts a command names: files, folders of *.json, or (when none are named) the
-// default suite compiled into the binary.
+// Finds the contracts a command names: files, folders of *.json, reports (which carry the texts
+// of the contracts they ran), or (when none are named) the default suite compiled into the binary.
 #include "harness/contract_loading.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "contracts/contract_error.h"
+#include "contracts/digest.h"
 #include "contracts/embedded_suite.h"
 
 namespace samebits {
+namespace {
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ContractError(fmt::format("{}: cannot open contract file", path));
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+bool is_report(const Json& doc) {
+  return doc.is_object() && doc.contains("schema") && doc["schema"] == "samebits.report";
+}
+
+// The contracts a report ran, under their own names, so their case ids and seeds are the same.
+void load_from_report(const Json& report, const std::string& path,
+                      std::vector<std::unique_ptr<Contract>>& out) {
+  const Json& contracts = report.contains("contracts") ? report["contracts"] : Json::array();
+  for (std::size_t i = 0; i < contracts.size(); ++i) {
+    const Json& entry = contracts[i];
+    const std::string where = fmt::format("{}: /contracts/{}", path, i);
+    if (!entry.contains("text") || !entry["text"].is_string()) {
+      throw ContractError(fmt::format(
+          "{}: the report (schema_version {}) does not carry the contract's text; rerun from the "
+          "contract files",
+          where, report.value("schema_version", std::string("?"))));
+    }
+    const std::string text = entry["text"].get<std::string>();
+    if (sha256_hex(text) != entry.value("sha256", std::string())) {
+      throw ContractError(where + ": the contract text does not match its sha256");
+    }
+    auto contract = std::make_unique<Contract>(
+        parse_contract(text, fmt::format("{}#{}", path, entry.value("source", std::string()))));
+    contract->name = entry.value("name", contract->name);
+    out.push_back(std::move(contract));
+  }
+  if (contracts.empty()) throw ContractError(path + ": the report holds no contracts");
+}
+
+void load_file(const std::string& path, std::vector<std::unique_ptr<Contract>>& out) {
+  const std::string text = read_file(path);
+  Json doc;
+  try {
+    doc = Json::parse(text);
+  } catch (const Json::exception&) {
+    // Not JSON at all: the contract parser says where, with line and column.
+  }
+  if (is_report(doc)) {
+    load_from_report(doc, path, out);
+  } else {
+    out.push_back(std::make_unique<Contract>(parse_contract(text, path)));
+  }
+}
+
+}  // namespace
 
 std::vector<std::unique_ptr<Contract>> load_contracts(const std::vector<std::string>& paths) {
   namespace fs = std::filesystem;
@@ -35,9 +93,9 @@ std::vector<std::unique_ptr<Contract>> load_contracts(const std::vector<std::str
       std::sort(files.begin(), files.end());
       if (files.empty())
         throw ContractError(fmt::format("{}: folder holds no *.json contracts", path));
-      for (const auto& f : files) out.push_back(std::make_unique<Contract>(load_contract_file(f)));
+      for (const auto& f : files) load_file(f, out);
     } else {
-      out.push_back(std::make_unique<Contract>(load_contract_file(path)));
+      load_file(path, out);
     }
   }
   for (std::size_t i = 0; i < out.size(); ++i) {

@@ -1,5 +1,5 @@
-// Finds the contracts a command names: files, folders of *.json, or (when none are named) the
-// default suite compiled into the binary.
+// Finds the contracts a command names: files, folders of *.json, reports (which carry the texts
+// of the contracts they ran), or (when none are named) the default suite compiled into the binary.
 #pragma once
 
 #include <memory>
@@ -10,7 +10,9 @@
 
 namespace samebits {
 
-// Throws ContractError for unreadable or malformed files.
+// A path may be a contract, a folder of contracts, or a samebits report: then the contracts it ran,
+// under their names, so `samebits run REPORT --case ID` reruns one of its cases with the same
+// inputs. Throws ContractError for unreadable or malformed files.
 std::vector<std::unique_ptr<Contract>> load_contracts(const std::vector<std::string>& paths);
 
 }  // namespace samebits

@@ -152,7 +152,7 @@ DiffStats compare_tensors(const at::Tensor& baseline_in, const at::Tensor& varia
   const at::Tensor b = widened_reference ? b_exact.to(vt) : b_exact;
 
   DiffStats d;
-  d.mode = to_string(how.mode);
+  d.mode = how.mode;
   d.dtype = dtype_name(vt);
   d.shape.assign(variant_in.sizes().begin(), variant_in.sizes().end());
   d.numel = v.numel();

@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "harness/git_info.h"
+#include "reports/report.h"
 
 namespace samebits {
 namespace {
@@ -183,6 +184,13 @@ Json tool_block() {
   j["git_commit"] = git_commit();
   j["git_dirty"] = git_dirty();
   return j;
+}
+
+std::string version_line() {
+  const std::string commit = git_commit();
+  return fmt::format("samebits {} (commit {}{}, torch {}, report schema {})", SAMEBITS_VERSION,
+                     commit.substr(0, 12), std::string(git_dirty()) == "true" ? ", dirty" : "",
+                     TORCH_VERSION, kReportSchemaVersion);
 }
 
 Json environment_block(const at::Device& device) {

@@ -13,6 +13,8 @@ namespace samebits {
 Json environment_block(const at::Device& device);
 // The tool block: name, version, commit.
 Json tool_block();
+// "samebits 0.1.0 (commit 0123abc, torch 2.11.0, report schema 2.0.0)", for --version.
+std::string version_line();
 // Now, as ISO-8601 UTC ("2026-11-22T10:56:20Z"), for a report's "created".
 std::string utc_timestamp();
 

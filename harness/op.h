@@ -16,6 +16,7 @@
 #include "cases/varlen.h"
 #include "contracts/contract.h"
 #include "harness/kernel_capture.h"
+#include "reports/kernel_launch.h"
 
 namespace samebits {
 
@@ -115,13 +116,13 @@ class Op {
   virtual std::vector<Outputs> run(const Point& point, const Shared& shared,
                                    const BatchRequest& request) const = 0;
   // Integer properties a kernel choice may follow at this point and layout (for dispatch sweeps):
-  // by default the point's integer axes and the batch size; ops add what their layout implies
-  // (row stride, storage offset).
-  virtual std::vector<std::pair<std::string, std::int64_t>> dispatch_properties(
-      const Point& point, const BatchRequest& request) const {
-    std::vector<std::pair<std::string, std::int64_t>> out;
+  // by default the point's integer axes and the request's batch size (its items, whatever the
+  // point's "batch" axis says); ops add what their layout implies (row stride, storage offset).
+  virtual PointProperties dispatch_properties(const Point& point,
+                                              const BatchRequest& request) const {
+    PointProperties out;
     for (const auto& item : point.values().items()) {
-      if (item.value().is_number_integer())
+      if (item.value().is_number_integer() && item.key() != "batch")
         out.emplace_back(item.key(), item.value().get<std::int64_t>());
     }
     out.emplace_back("batch", static_cast<std::int64_t>(request.items.size()));

@@ -11,17 +11,17 @@
 #include "cases/dtypes.h"
 #include "cases/generators.h"
 #include "cases/layout.h"
+#include "cases/seeds.h"
 #include "cases/varlen.h"
 #include "contracts/contract_error.h"
-#include "contracts/digest.h"
-#include "harness/check_axes.h"
+#include "harness/checks/check.h"
 
 namespace samebits {
 namespace {
 
 std::vector<AxisSpec> axes_for(const Op& op, CheckKind kind) {
   std::vector<AxisSpec> axes = op.axes();
-  for (auto& a : check_axes(kind)) axes.push_back(std::move(a));
+  for (auto& a : check_for(kind).axes()) axes.push_back(std::move(a));
   return axes;
 }
 
@@ -105,22 +105,7 @@ std::string check_value(const Op& op, const AxisSpec& spec, const Json& v) {
 // A check-level reason a point can never run, or "".
 std::string impossible_for_check(CheckKind kind, const Point& p) {
   if (p.has("batch") && p.integer("batch") < 1) return "batch must be at least 1";
-  if (kind == CheckKind::position_invariance) {
-    if (p.integer("batch") < 2) return "position_invariance needs a batch of at least 2";
-    if (position_index(p.text("position"), p.integer("batch")) == 0) {
-      return "the item under test is compared with its copy at position 0, so its position must "
-             "not "
-             "be 0";
-    }
-  }
-  if (kind == CheckKind::chunking_invariance && p.integer("chunk") < 1)
-    return "chunk must be at least 1";
-  if (kind == CheckKind::padding_invariance) {
-    for (auto len : p.integers("lengths")) {
-      if (len < 1) return fmt::format("lengths must be positive, got {}", len);
-    }
-  }
-  return "";
+  return check_for(kind).impossible(p).value_or("");
 }
 
 Point resolve(const Point& declared, const std::vector<AxisSpec>& axes) {
@@ -243,7 +228,7 @@ std::vector<CaseSpec> plan_cases(const std::vector<std::unique_ptr<Contract>>& c
       for (const auto& impl : c->implementations) {
         // An equivalence check compares each implementation with `against`, not `against` with
         // itself.
-        if (check.kind == CheckKind::equivalence && impl == check.against) continue;
+        if (compares_implementations(check.kind) && impl == check.against) continue;
         for (const auto& declared : points) {
           CaseSpec spec;
           spec.contract = c.get();
@@ -254,12 +239,11 @@ std::vector<CaseSpec> plan_cases(const std::vector<std::unique_ptr<Contract>>& c
           spec.declared = declared;
           spec.resolved = resolve(declared, axes);
           spec.id = case_id(*c, check, impl, device, declared);
-          spec.seed = sha256_prefix64(
-              fmt::format("{}|{}|{}|{}", seed, c->name, check.name, declared.label()));
+          spec.seed = case_seed(seed, c->name, check.name, declared.label());
           if (!ids.insert(spec.id).second) {
             throw ContractError(
-                fmt::format("{}: two cases share the id {}; give the contracts distinct "
-                            "names",
+                fmt::format("{}: two cases share the id {}: give the contracts distinct names, "
+                            "and list each axis value once",
                             c->source, spec.id));
           }
           cases.push_back(std::move(spec));

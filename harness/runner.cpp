@@ -12,23 +12,9 @@
 #include "harness/case_runner.h"
 #include "harness/kernel_capture.h"
 #include "harness/progress.h"
-#include "reports/json_report.h"
 
 namespace samebits {
 namespace {
-
-Json comparison_json(const Comparison& c) {
-  Json j;
-  j["mode"] = to_string(c.mode);
-  if (c.rtol) j["rtol"] = *c.rtol;
-  if (c.atol) j["atol"] = *c.atol;
-  if (c.mode == CompareMode::ulp) j["max_ulp"] = c.max_ulp;
-  if (c.equal_nan) j["equal_nan"] = true;
-  if (c.max_mismatches) j["max_mismatches"] = *c.max_mismatches;
-  if (c.max_mismatch_fraction) j["max_mismatch_fraction"] = *c.max_mismatch_fraction;
-  if (!c.outputs.empty()) j["outputs"] = c.outputs;
-  return j;
-}
 
 // After a CUDA error the context may be unusable; every later case would fail the same way.
 bool cuda_context_broken(const at::Device& device) {
@@ -58,29 +44,33 @@ std::vector<CaseResult> run_cases(const std::vector<CaseSpec>& cases, const at::
   };
   for (const auto& spec : cases) {
     const std::uint64_t number = results.size();
-    const KernelTags tags{options.capture, 2 * number + 1, 2 * number + 2};
+    CaseOptions case_options;
+    case_options.tags = {options.capture, 2 * number + 1, 2 * number + 2};
+    case_options.record_properties = options.record_properties;
     CaseResult r;
     r.id = spec.id;
     r.contract = spec.contract->name;
     r.check = spec.check->name;
-    r.kind = to_string(spec.check->kind);
+    r.kind = spec.check->kind;
     r.impl = spec.impl;
     r.device = spec.device;
     r.params = spec.resolved.values();
     r.seed = spec.seed;
-    r.expected = to_string(spec.check->expected(spec.impl, spec.device));
-    r.comparison = comparison_json(spec.check->compare);
+    r.expected = spec.check->expected(spec.impl, spec.device);
+    r.comparison = spec.check->compare;
     const auto start = std::chrono::steady_clock::now();
     if (!broken.empty()) {
       r.verdict = Verdict::error;
       r.reason = broken;
     } else {
       try {
-        CaseRun run = run_case(spec, device, tags);
+        CaseRun run = run_case(spec, device, case_options);
         r.verdict = run.verdict;
         r.baseline = std::move(run.baseline);
         r.variant = std::move(run.variant);
         r.outputs = std::move(run.outputs);
+        r.baseline_properties = std::move(run.baseline_properties);
+        r.variant_properties = std::move(run.variant_properties);
       } catch (const Unsupported& e) {
         r.verdict = Verdict::skipped;
         r.reason = e.what();
@@ -101,7 +91,7 @@ std::vector<CaseResult> run_cases(const std::vector<CaseSpec>& cases, const at::
     }
     r.duration_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    const bool surprising = r.verdict == Verdict::violated && r.expected == "holds";
+    const bool surprising = r.verdict == Verdict::violated && r.expected == Expectation::holds;
     progress.step(spec.id, surprising);
     results.push_back(std::move(r));
     if (results.size() % 128 == 0 && broken.empty()) collect_kernels();

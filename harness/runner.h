@@ -16,6 +16,7 @@ class KernelCapture;
 struct RunnerOptions {
   bool progress = false;             // draw a progress bar on stderr
   KernelCapture* capture = nullptr;  // when set, each case records the kernels its sides launched
+  bool record_properties = false;    // each case keeps what its sides' kernel choice may follow
 };
 
 std::vector<CaseResult> run_cases(const std::vector<CaseSpec>& cases, const at::Device& device,

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "reports/dispatch_text.h"
+
 namespace samebits {
 namespace {
 
@@ -57,22 +59,28 @@ Json launches_to_json(const std::vector<KernelLaunch>& kernels, KernelNames& nam
   return out;
 }
 
+Json properties_to_json(const PointProperties& properties) {
+  Json j = Json::object();
+  for (const auto& [name, value] : properties) j[name] = value;
+  return j;
+}
+
 Json case_to_json(const CaseResult& c, KernelNames& names) {
   Json j;
   j["id"] = c.id;
   j["contract"] = c.contract;
   j["check"] = c.check;
-  j["kind"] = c.kind;
+  j["kind"] = to_string(c.kind);
   j["impl"] = c.impl;
   j["device"] = c.device;
   j["params"] = c.params;
-  j["seed"] = c.seed;
+  j["seed"] = seed_to_json(c.seed);
   j["verdict"] = to_string(c.verdict);
-  j["expected"] = c.expected;
+  j["expected"] = to_string(c.expected);
   if (!c.reason.empty()) j["reason"] = c.reason;
   if (!c.baseline.empty()) j["baseline"] = c.baseline;
   if (!c.variant.empty()) j["variant"] = c.variant;
-  j["comparison"] = c.comparison;
+  j["comparison"] = comparison_to_json(c.comparison);
   Json outputs = Json::array();
   for (const auto& o : c.outputs) {
     Json out;
@@ -86,6 +94,10 @@ Json case_to_json(const CaseResult& c, KernelNames& names) {
   if (!c.baseline_kernels.empty())
     j["baseline_kernels"] = launches_to_json(c.baseline_kernels, names);
   if (!c.variant_kernels.empty()) j["variant_kernels"] = launches_to_json(c.variant_kernels, names);
+  if (!c.baseline_properties.empty())
+    j["baseline_properties"] = properties_to_json(c.baseline_properties);
+  if (!c.variant_properties.empty())
+    j["variant_properties"] = properties_to_json(c.variant_properties);
   j["duration_ms"] = c.duration_ms;
   return j;
 }
@@ -94,11 +106,11 @@ Json check_to_json(const CheckResult& g) {
   Json j;
   j["contract"] = g.contract;
   j["check"] = g.check;
-  j["kind"] = g.kind;
+  j["kind"] = to_string(g.kind);
   j["impl"] = g.impl;
   j["device"] = g.device;
-  j["expected"] = g.expected;
-  j["observed"] = g.observed;
+  j["expected"] = to_string(g.expected);
+  j["observed"] = to_string(g.observed);
   j["outcome"] = to_string(g.outcome);
   j["cases"] = g.cases;
   j["held"] = g.held;
@@ -135,9 +147,26 @@ Json kernels_to_json(const std::vector<KernelLaunch>& kernels) {
   return out;
 }
 
+Json seed_to_json(std::uint64_t seed) {
+  return std::to_string(seed);
+}
+
+Json comparison_to_json(const Comparison& c) {
+  Json j;
+  j["mode"] = to_string(c.mode);
+  if (c.rtol) j["rtol"] = *c.rtol;
+  if (c.atol) j["atol"] = *c.atol;
+  if (c.mode == CompareMode::ulp) j["max_ulp"] = c.max_ulp;
+  if (c.equal_nan) j["equal_nan"] = true;
+  if (c.max_mismatches) j["max_mismatches"] = *c.max_mismatches;
+  if (c.max_mismatch_fraction) j["max_mismatch_fraction"] = *c.max_mismatch_fraction;
+  if (!c.outputs.empty()) j["outputs"] = c.outputs;
+  return j;
+}
+
 Json diff_to_json(const DiffStats& d) {
   Json j;
-  j["mode"] = d.mode;
+  j["mode"] = to_string(d.mode);
   j["dtype"] = d.dtype;
   j["shape"] = d.shape;
   j["numel"] = d.numel;
@@ -158,6 +187,86 @@ Json diff_to_json(const DiffStats& d) {
   return j;
 }
 
+namespace {
+
+Json rule_to_json(const Rule& rule) {
+  Json j;
+  j["text"] = rule.text;
+  j["exact"] = rule.exact;
+  j["matched"] = rule.matched;
+  j["considered"] = rule.considered;
+  if (!rule.points.empty()) j["points"] = rule.points;
+  return j;
+}
+
+}  // namespace
+
+Json dispatch_to_json(const DispatchMap& map) {
+  Json j;
+  j["op"] = map.op;
+  j["impl"] = map.impl;
+  j["axis"] = map.axis;
+  j["variants"] = map.variants;
+  j["kernels_captured"] = map.kernels_captured;
+  j["signature_with_grid"] = map.signature_with_grid;
+  j["points"] = map.points;
+  Json classes = Json::array();
+  for (const auto& c : map.classes) {
+    Json jc;
+    jc["id"] = c.id;
+    jc["label"] = c.label;
+    jc["signature"] = c.signature;
+    jc["observations"] = c.observations;
+    jc["kernels"] = Json::array();
+    for (const auto& k : c.kernels) jc["kernels"].push_back(kernel_to_json(k));
+    classes.push_back(std::move(jc));
+  }
+  j["classes"] = std::move(classes);
+  Json dispatch = Json::array();
+  for (const auto& d : map.dispatch) {
+    Json jd;
+    jd["variant"] = d.variant;
+    jd["class_of_point"] = d.class_of_point;
+    jd["rules"] = Json::array();
+    for (const auto& [id, rule] : d.class_rules) {
+      jd["rules"].push_back({{"class", id}, {"rule", rule_to_json(rule)}});
+    }
+    dispatch.push_back(std::move(jd));
+  }
+  j["dispatch"] = std::move(dispatch);
+  Json results = Json::array();
+  for (const auto& r : map.results) {
+    Json jr;
+    jr["variant"] = r.variant;
+    jr["reference"] = r.reference;
+    jr["points"] = r.points;
+    jr["differing_points"] = r.differing_points;
+    jr["where_bits_differ"] = rule_to_json(r.where_bits_differ);
+    if (map.kernels_captured) {
+      jr["kernel_differing_points"] = r.kernel_differing_points;
+      jr["same_kernel_differences"] = r.same_kernel_differences;
+      jr["where_kernels_differ"] = rule_to_json(r.where_kernels_differ);
+    }
+    jr["relation"] = r.relation;
+    results.push_back(std::move(jr));
+  }
+  j["results"] = std::move(results);
+  Json result_classes = Json::array();
+  for (const auto& rc : map.result_classes) {
+    Json jc;
+    jc["id"] = rc.id;
+    jc["label"] = rc.label;
+    jc["groups"] = rc.groups;
+    jc["points"] = rc.points;
+    if (map.result_classes.size() > 1) jc["rule"] = rule_to_json(rc.rule);
+    result_classes.push_back(std::move(jc));
+  }
+  j["result_classes"] = std::move(result_classes);
+  j["result_class_of_point"] = map.result_class_of_point;
+  j["findings"] = dispatch_findings(map);
+  return j;
+}
+
 Json report_to_json(const Report& r) {
   Json j;
   j["schema"] = "samebits.report";
@@ -173,7 +282,8 @@ Json report_to_json(const Report& r) {
                              {"source", c.source},
                              {"sha256", c.sha256},
                              {"op", c.op},
-                             {"description", c.description}});
+                             {"description", c.description},
+                             {"text", c.text}});
   }
   j["contracts"] = contracts;
   const Summary& s = r.summary;
@@ -196,7 +306,7 @@ Json report_to_json(const Report& r) {
   for (const auto& c : r.cases) cases.push_back(case_to_json(c, names));
   j["kernel_names"] = names.names();
   j["cases"] = cases;
-  if (!r.dispatch.is_null()) j["dispatch"] = r.dispatch;
+  if (r.dispatch) j["dispatch"] = dispatch_to_json(*r.dispatch);
   return j;
 }
 

@@ -8,28 +8,6 @@
 
 namespace samebits {
 
-std::string to_string(Verdict verdict) {
-  switch (verdict) {
-    case Verdict::holds: return "holds";
-    case Verdict::violated: return "violated";
-    case Verdict::skipped: return "skipped";
-    case Verdict::error: return "error";
-  }
-  return "?";
-}
-
-std::string to_string(Outcome outcome) {
-  switch (outcome) {
-    case Outcome::as_expected: return "as_expected";
-    case Outcome::unexpected_violation: return "unexpected_violation";
-    case Outcome::stale_expectation: return "stale_expectation";
-    case Outcome::informational: return "informational";
-    case Outcome::not_run: return "not_run";
-    case Outcome::errored: return "errored";
-  }
-  return "?";
-}
-
 bool fails_gate(Outcome outcome) {
   return outcome == Outcome::unexpected_violation || outcome == Outcome::stale_expectation;
 }
@@ -40,22 +18,27 @@ namespace {
 // whose every run case held counts as holding.
 Outcome judge(const CheckResult& g) {
   if (g.violated > 0) {
-    if (g.expected == "holds") return Outcome::unexpected_violation;
-    if (g.expected == "violated") return Outcome::as_expected;
-    return Outcome::informational;
+    switch (g.expected) {
+      case Expectation::holds: return Outcome::unexpected_violation;
+      case Expectation::violated: return Outcome::as_expected;
+      case Expectation::unknown: return Outcome::informational;
+    }
   }
   if (g.errors > 0) return Outcome::errored;
   if (g.held == 0) return Outcome::not_run;
-  if (g.expected == "violated") return Outcome::stale_expectation;
-  if (g.expected == "holds") return Outcome::as_expected;
+  switch (g.expected) {
+    case Expectation::holds: return Outcome::as_expected;
+    case Expectation::violated: return Outcome::stale_expectation;
+    case Expectation::unknown: return Outcome::informational;
+  }
   return Outcome::informational;
 }
 
-std::string observed(const CheckResult& g) {
-  if (g.violated > 0) return "violated";
-  if (g.errors > 0) return "error";
-  if (g.held > 0) return "holds";
-  return "skipped";
+Verdict observed(const CheckResult& g) {
+  if (g.violated > 0) return Verdict::violated;
+  if (g.errors > 0) return Verdict::error;
+  if (g.held > 0) return Verdict::holds;
+  return Verdict::skipped;
 }
 
 // For axes that take several values in a group: how many of the run cases at each value violated.

@@ -1,19 +1,21 @@
 // The report model: what ran, where, with what result, in plain C++ types (no torch), so renderers
-// and the gate logic are testable anywhere. reports/report.schema.json describes its JSON form.
+// and the gate are testable anywhere. Enums until the JSON edge (reports/report.schema.json).
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "contracts/contract.h"
 #include "contracts/json_document.h"
+#include "reports/dispatch_map.h"
+#include "reports/kernel_launch.h"
 
 namespace samebits {
 
 // Bumped on any change to the JSON layout: major for breaking changes, minor for additions.
-inline constexpr const char* kReportSchemaVersion = "1.1.0";
+inline constexpr const char* kReportSchemaVersion = "2.0.0";
 
 // One element where two outputs disagree.
 struct Mismatch {
@@ -27,7 +29,7 @@ struct Mismatch {
 
 // Comparison of one output: baseline (the reference side) vs variant.
 struct DiffStats {
-  std::string mode;  // bitwise, ulp, allclose, indices
+  CompareMode mode = CompareMode::bitwise;
   std::string dtype;
   std::vector<std::int64_t> shape;
   std::int64_t numel = 0;
@@ -50,40 +52,33 @@ struct OutputResult {
   DiffStats diff;
 };
 
-// Launches of one CUDA kernel with one launch shape, as CUPTI saw them.
-struct KernelLaunch {
-  std::string name;  // demangled
-  std::array<std::uint32_t, 3> grid{};
-  std::array<std::uint32_t, 3> block{};
-  std::uint32_t registers = 0;
-  std::uint32_t static_smem = 0;   // bytes per block
-  std::uint32_t dynamic_smem = 0;  // bytes per block
-  std::uint64_t count = 0;         // launches with exactly this name and shape
-  std::uint64_t duration_ns = 0;   // summed over those launches
-};
-
 enum class Verdict { holds, violated, skipped, error };
 std::string to_string(Verdict verdict);
+const std::vector<std::string>& verdict_names();
 
 struct CaseResult {
   std::string id;
   std::string contract;
   std::string check;
-  std::string kind;
+  CheckKind kind = CheckKind::determinism;
   std::string impl;
   std::string device;
   Json params = Json::object();  // every axis, defaults filled in
-  std::uint64_t seed = 0;
+  std::uint64_t seed = 0;        // written as a decimal string: JSON numbers lose bits past 2^53
   Verdict verdict = Verdict::skipped;
-  std::string expected;  // holds, violated, unknown (the check's expectation for impl on device)
-  std::string reason;    // why skipped, or the error
-  std::string baseline;  // what the variant is compared with, in words
+  Expectation expected = Expectation::unknown;  // the check's, for impl on device
+  std::string reason;                           // why skipped, or the error
+  std::string baseline;                         // what the variant is compared with, in words
   std::string variant;
-  Json comparison = Json::object();
+  Comparison comparison;
   std::vector<OutputResult> outputs;
   // Kernels each side launched, when kernel capture is on (empty otherwise or on the CPU).
   std::vector<KernelLaunch> baseline_kernels;
   std::vector<KernelLaunch> variant_kernels;
+  // What each side's kernel choice may follow (Op::dispatch_properties), when the run records
+  // them (sweeps do).
+  PointProperties baseline_properties;
+  PointProperties variant_properties;
   double duration_ms = 0;
 };
 
@@ -97,6 +92,7 @@ enum class Outcome {
   errored,               // some case raised an error and nothing else decided the outcome
 };
 std::string to_string(Outcome outcome);
+const std::vector<std::string>& outcome_names();
 bool fails_gate(Outcome outcome);
 
 struct AxisTally {
@@ -109,11 +105,11 @@ struct AxisTally {
 struct CheckResult {
   std::string contract;
   std::string check;
-  std::string kind;
+  CheckKind kind = CheckKind::determinism;
   std::string impl;
   std::string device;
-  std::string expected;
-  std::string observed;  // holds, violated, skipped, error
+  Expectation expected = Expectation::unknown;
+  Verdict observed = Verdict::skipped;  // violated if any case was, else error, holds, skipped
   Outcome outcome = Outcome::not_run;
   std::int64_t cases = 0;
   std::int64_t held = 0;
@@ -129,6 +125,7 @@ struct ContractInfo {
   std::string sha256;
   std::string op;
   std::string description;
+  std::string text;  // the contract's bytes, so the report alone reruns any of its cases
 };
 
 struct Summary {
@@ -147,7 +144,7 @@ struct Report {
   std::vector<ContractInfo> contracts;
   std::vector<CheckResult> checks;
   std::vector<CaseResult> cases;
-  Json dispatch = nullptr;  // a dispatch sweep's map (samebits sweep), absent from runs
+  std::optional<DispatchMap> dispatch;  // a sweep's map (samebits sweep), absent from runs
   Summary summary;
 };
 

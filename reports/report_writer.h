@@ -1,5 +1,5 @@
-// One interface for every rendering of a report (JSON file, terminal summary; later Markdown, HTML,
-// JUnit): callers say write(report), each writer decides how (NVBench's printer_base, NVI style).
+// One interface for every rendering of a report (JSON file, terminal summary, a sweep's dispatch
+// table; later Markdown, HTML, JUnit): callers say write(report), each writer decides how.
 #pragma once
 
 #include <cstdio>
@@ -37,6 +37,17 @@ class JsonReportWriter final : public ReportWriter {
 class ConsoleSummaryWriter final : public ReportWriter {
  public:
   explicit ConsoleSummaryWriter(std::FILE* out) : out_(out) {}
+
+ private:
+  void do_write(const Report& report) override;
+  std::FILE* out_;
+};
+
+// A sweep's report on a terminal: the dispatch map's table and findings, the cases that did not
+// run (the first few, with why), and one line of counts.
+class DispatchTableWriter final : public ReportWriter {
+ public:
+  explicit DispatchTableWriter(std::FILE* out) : out_(out) {}
 
  private:
   void do_write(const Report& report) override;

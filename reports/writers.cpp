@@ -1,10 +1,11 @@
-// The JSON file writer and the terminal summary: the two renderings every run produces.
-// Both read the same Report; neither computes anything the report does not already hold.
+// The JSON file writer and the terminal renderings (a run's summary, a sweep's dispatch table).
+// All read the same Report; none computes anything the report does not already hold.
 #include <fmt/format.h>
 
 #include <algorithm>
 
 #include "reports/atomic_file.h"
+#include "reports/dispatch_text.h"
 #include "reports/json_report.h"
 #include "reports/report_writer.h"
 
@@ -54,8 +55,8 @@ void ConsoleSummaryWriter::do_write(const Report& report) {
   for (const auto* g : rows) {
     const std::int64_t run = g->held + g->violated;
     fmt::print(out_, "{:<{}}  {:<{}}  {:<{}}  {:<6}  {:<8}  {:<8}  {:>13}  {}\n", g->contract,
-               w_contract, g->check, w_check, g->impl, w_impl, g->device, g->expected, g->observed,
-               fmt::format("{}/{}", g->violated, run), mark(g->outcome));
+               w_contract, g->check, w_check, g->impl, w_impl, g->device, to_string(g->expected),
+               to_string(g->observed), fmt::format("{}/{}", g->violated, run), mark(g->outcome));
   }
   const Summary& s = report.summary;
   fmt::print(out_,
@@ -63,6 +64,22 @@ void ConsoleSummaryWriter::do_write(const Report& report) {
              "violated, {} skipped, {} errors; {:.1f} s; exit {}\n",
              s.checks, s.as_expected, s.unexpected, s.informational, s.cases, s.held, s.violated,
              s.skipped, s.errors, s.duration_s, s.exit_code);
+}
+
+void DispatchTableWriter::do_write(const Report& report) {
+  if (report.dispatch) print_dispatch_table(out_, *report.dispatch);
+  constexpr std::size_t kShown = 5;
+  std::size_t shown = 0, not_run = 0;
+  for (const auto& c : report.cases) {
+    if (c.verdict != Verdict::skipped && c.verdict != Verdict::error) continue;
+    if (++not_run > kShown) continue;
+    fmt::print(out_, "{}: {}: {}\n", to_string(c.verdict), c.id, c.reason);
+    ++shown;
+  }
+  if (not_run > shown) fmt::print(out_, "... {} more not run (in the report)\n", not_run - shown);
+  const Summary& s = report.summary;
+  fmt::print(out_, "{} cases: {} held, {} violated, {} skipped, {} errors; {:.1f} s; exit {}\n",
+             s.cases, s.held, s.violated, s.skipped, s.errors, s.duration_s, s.exit_code);
 }
 
 }  // namespace samebits

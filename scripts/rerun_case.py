@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Reruns one case of a report alone (`samebits run --case ID`) and checks that its verdict and output
-digests equal those in the full run: the case id and seed alone reproduce the case bit for bit.
+"""Reruns one case of a report alone (`samebits run REPORT --case ID`: the contracts come from the
+report itself) and checks that its verdict and output digests equal those in the full run: the case
+id and seed alone reproduce the case bit for bit.
 Usage: rerun_case.py SAMEBITS REPORT.json [CASE_ID]  (default: the first violated case)."""
 import json
 import subprocess
@@ -16,8 +17,8 @@ def main(argv):
     case_id = argv[3] if len(argv) > 3 else next(
         c["id"] for c in report["cases"] if c["verdict"] == "violated")
     with tempfile.NamedTemporaryFile(suffix=".json") as out:
-        cmd = [binary, "run", "--case", case_id, "--seed", str(report["settings"]["seed"]),
-               "--report", out.name]
+        cmd = [binary, "run", report_path, "--case", case_id,
+               "--seed", str(report["settings"]["seed"]), "--report", out.name]
         subprocess.run(cmd, stdout=subprocess.DEVNULL, check=False)
         with open(out.name) as f:
             alone = json.load(f)["cases"][0]

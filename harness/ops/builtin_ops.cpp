@@ -1,5 +1,6 @@
 // The list of built-in op adapters, in the order `samebits list` shows them.
-// Adding an op: write harness/ops/<op>.cpp with its factory, declare it in ops.h, list it here.
+// Adding an op: write harness/ops/<op>_op.cpp with its factory, declare it in ops.h, list it here,
+// ship contracts/<op>.json (tests/ops/ then runs it with a planted flaw per check kind).
 #include "harness/ops/ops.h"
 
 namespace samebits {

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "cases/draw.h"
 #include "cases/dtypes.h"
 #include "cases/generators.h"
 #include "harness/ops/indexer_pipelines.h"
@@ -194,13 +195,7 @@ class IndexerOp final : public Op {
     const at::Tensor q = generate(generator, {heads, head_dim}, at::kFloat, device, gen)
                              .mul_(power_of_two_inverse_sqrt(head_dim));
     at::Tensor keys = generate(generator, {length, head_dim}, at::kFloat, device, gen);
-    const auto zero_rows = static_cast<std::int64_t>(std::llround(p.real("zero_keys") * length));
-    if (zero_rows > 0) {
-      const at::Tensor rows =
-          at::randperm(length, gen, at::TensorOptions().dtype(at::kLong).device(device))
-              .narrow(0, 0, zero_rows);
-      keys.index_fill_(0, rows, 0.0);
-    }
+    plant(keys, p.real("zero_keys"), 0.0, device, gen);
     at::Tensor weights = generate(generator, {heads}, at::kFloat, device, gen)
                              .mul_(power_of_two_inverse_sqrt(heads));
     if (dtype != at::kFloat8_e4m3fn) return {{q.to(dtype), keys.to(dtype), weights}, length};

@@ -2,6 +2,7 @@
 // mean over the last dim, whose CUDA reduce config follows B) and once as at::rms_norm.
 #include <fmt/format.h>
 
+#include "cases/draw.h"
 #include "cases/dtypes.h"
 #include "cases/generators.h"
 #include "harness/ops/op_support.h"
@@ -58,7 +59,7 @@ class RmsNormOp final : public Op {
   Item make_item(const Point& p, const Shared&, const ItemSpec&, const at::Device& device,
                  at::Generator& gen) const override {
     const std::int64_t d = p.integer("D");
-    return {{generate(p.text("generator"), {d}, parse_dtype(p.text("dtype")), device, gen)}, d};
+    return {{draw(p, {d}, device, gen)}, d};
   }
 
   std::vector<Outputs> run(const Point& p, const Shared& shared,

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "cases/draw.h"
 #include "cases/dtypes.h"
 #include "cases/generators.h"
 #include "harness/ops/op_support.h"
@@ -157,11 +158,9 @@ class SdpaOp final : public Op {
       if (d.self_attention()) lq = spec.length;
       lk = spec.length;
     }
-    const std::string& how = p.text("generator");
-    const at::ScalarType dtype = parse_dtype(p.text("dtype"));
-    at::Tensor q = generate(how, {d.heads, lq, d.head_dim}, dtype, device, gen);
-    at::Tensor k = generate(how, {d.kv_heads, lk, d.head_dim}, dtype, device, gen);
-    at::Tensor v = generate(how, {d.kv_heads, lk, d.head_dim}, dtype, device, gen);
+    at::Tensor q = draw(p, {d.heads, lq, d.head_dim}, device, gen);
+    at::Tensor k = draw(p, {d.kv_heads, lk, d.head_dim}, device, gen);
+    at::Tensor v = draw(p, {d.kv_heads, lk, d.head_dim}, device, gen);
     return {{q, k, v}, lk};
   }
 

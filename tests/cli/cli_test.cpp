@@ -1,94 +1,16 @@
 // The samebits CLI as a process: exit codes (0 as expected, 1 a surprise, 2 usage), error places,
 // --dry-run, --case reruns, and a report replaced whole or not at all (an earlier one survives).
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include "contracts/json_document.h"
-#include "tests/support/text_files.h"
+#include "tests/cli/cli_fixture.h"
 
 namespace samebits {
 namespace {
-
-namespace fs = std::filesystem;
-
-struct Result {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-using test_support::read_text;
-using test_support::write_text;
-
-std::vector<std::string> lines(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
-
-// Two determinism cases and two reference cases of the built-in sum op on tiny CPU items.
-const char* const kTiny = R"({
-  "name": "tiny",
-  "op": "sum",
-  "implementations": ["aten"],
-  "sweep": {"rows": [2], "N": [3, 5]},
-  "checks": [
-    {"kind": "determinism", "expect": {"aten": "holds"}},
-    {"kind": "reference", "compare": "ulp", "expect": {"aten": "unknown"}}
-  ]
-})";
-
-// A folder per test with the contract in it; runs the CLI with arguments appended.
-class CliTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir = fs::path(::testing::TempDir()) /
-          (std::string("samebits_cli_") + info->name() + "_" + std::to_string(::getpid()));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    contract = dir / "tiny.json";
-    write_text(contract, kTiny);
-    report = dir / "report.json";
-  }
-  void TearDown() override { fs::remove_all(dir); }
-
-  Result samebits(const std::string& args) const {
-    const fs::path out = dir / "stdout.txt";
-    const fs::path err = dir / "stderr.txt";
-    const std::string command = std::string("'") + SAMEBITS_CLI + "' " + args + " >'" +
-                                out.string() + "' 2>'" + err.string() + "'";
-    const int status = std::system(command.c_str());
-    Result r;
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = read_text(out);
-    r.err = read_text(err);
-    fs::remove(out);
-    fs::remove(err);
-    return r;
-  }
-  std::string quoted(const fs::path& p) const { return "'" + p.string() + "'"; }
-  std::string run_args(const fs::path& contract_path) const {
-    return "run " + quoted(contract_path) + " --device cpu --report " + quoted(report);
-  }
-
-  fs::path dir, contract, report;
-};
-
-std::string explain(const Result& r) {
-  return "exit " + std::to_string(r.exit_code) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err;
-}
 
 TEST_F(CliTest, ValidateAcceptsAGoodContract) {
   const Result r = samebits("validate " + quoted(contract));
@@ -153,15 +75,6 @@ TEST_F(CliTest, RunWithAnUnwritableReportExitsThree) {
   EXPECT_EQ(r.exit_code, 3) << explain(r);
   EXPECT_NE(r.err.find("the report was not written"), std::string::npos) << explain(r);
   EXPECT_EQ(r.out.find("report: "), std::string::npos) << explain(r);
-  EXPECT_FALSE(fs::exists(missing));
-}
-
-TEST_F(CliTest, SweepWithAnUnwritableReportExitsThree) {
-  const fs::path missing = contract / "report.json";
-  const Result r =
-      samebits("sweep sum --set rows=4 --vary N=5:6 --device cpu --report " + quoted(missing));
-  EXPECT_EQ(r.exit_code, 3) << explain(r);
-  EXPECT_NE(r.err.find("the report was not written"), std::string::npos) << explain(r);
   EXPECT_FALSE(fs::exists(missing));
 }
 
@@ -274,47 +187,6 @@ TEST_F(CliTest, DefaultSuiteDryRunListsDistinctIds) {
 TEST_F(CliTest, UnknownDeviceIsAUsageError) {
   const Result r = samebits("run " + quoted(contract) + " --device tpu --dry-run");
   EXPECT_EQ(r.exit_code, 2) << explain(r);
-}
-
-}  // namespace
-}  // namespace samebits
-
-namespace samebits {
-namespace {
-
-// `samebits sweep` on the CPU: no kernel capture, so the map holds result classes only. Pad-to-4 of
-// exact inputs (multiples of 1/16: every sum exact) cannot change a bit, so padded:4 must agree.
-TEST_F(CliTest, SweepOnTheCpuWritesADispatchSection) {
-  const Result r = samebits(
-      "sweep sum --set rows=8 --set dim=0 --set generator=exact --vary N=5:12 "
-      "--layouts contiguous,padded:4 --device cpu --report " +
-      quoted(report));
-  ASSERT_EQ(r.exit_code, 0) << explain(r);
-  const Json j = Json::parse(read_text(report));
-  ASSERT_TRUE(j.contains("dispatch")) << j.dump(1).substr(0, 2000);
-  const Json& d = j["dispatch"];
-  EXPECT_EQ(d["op"], "sum");
-  EXPECT_EQ(d["axis"], "N");
-  EXPECT_EQ(d["points"].size(), 8u);
-  EXPECT_EQ(d["kernels_captured"], false);
-  EXPECT_EQ(j["settings"]["kernel_capture"], "off");
-  EXPECT_NE(r.out.find("same bits at all 8 points"), std::string::npos) << explain(r);
-}
-
-TEST_F(CliTest, SweepOfAnUnknownAxisListsTheAccepted) {
-  const Result r = samebits("sweep sum --vary M=1:4 --device cpu --report " + quoted(report));
-  EXPECT_EQ(r.exit_code, 2) << explain(r);
-  EXPECT_NE(r.err.find("no axis \"M\""), std::string::npos) << explain(r);
-  EXPECT_NE(r.err.find("rows, N, dim"), std::string::npos) << explain(r);
-  EXPECT_FALSE(fs::exists(report));
-}
-
-TEST_F(CliTest, SweepOfAnImpossiblePointIsRefusedBeforeRunning) {
-  const Result r =
-      samebits("sweep topk --set N=16 --vary k=8:20 --device cpu --report " + quoted(report));
-  EXPECT_EQ(r.exit_code, 2) << explain(r);
-  EXPECT_NE(r.err.find("impossible point"), std::string::npos) << explain(r);
-  EXPECT_FALSE(fs::exists(report));
 }
 
 }  // namespace

@@ -67,7 +67,7 @@ TEST_P(ComparePairTest, MismatchOrNot) {
       << " ULPs apart";
   EXPECT_EQ(d.within, !p.mismatch);
   EXPECT_EQ(d.first_mismatches.size(), p.mismatch ? 1u : 0u);
-  EXPECT_EQ(d.mode, to_string(p.how.mode));
+  EXPECT_EQ(d.mode, p.how.mode);
   EXPECT_EQ(d.numel, 1);
 }
 

@@ -7,10 +7,10 @@
 
 #include "harness/device_choice.h"
 #include "harness/diff.h"
-#include "harness/runner.h"
 #include "reports/outcome.h"
 #include "tests/support/control_contract.h"
 #include "tests/support/control_op.h"
+#include "tests/support/run_contracts.h"
 #include "tests/support/tensor_bits.h"
 #include "tests/support/test_names.h"
 
@@ -108,8 +108,7 @@ std::vector<CaseResult> run_builtin_on_cuda(const std::string& text) {
   const OpRegistry registry = OpRegistry::builtin();
   std::vector<std::unique_ptr<Contract>> contracts;
   contracts.push_back(std::make_unique<Contract>(parse_contract(text, "gpu/streams.json")));
-  return run_cases(plan_cases(contracts, registry, "cuda", 0), at::Device(at::kCUDA, 0),
-                   RunnerOptions{});
+  return run_contracts(contracts, registry, "cuda");
 }
 
 TEST(GpuDeterminism, SecondStreamRunsOnCuda) {
@@ -159,7 +158,7 @@ TEST_P(GpuControlTest, VerdictMatchesTheFlaw) {
   ASSERT_FALSE(cases.empty());
   const auto groups = judge_checks(cases);
   ASSERT_EQ(groups.size(), 1u);
-  EXPECT_EQ(groups[0].observed, c.breaks ? "violated" : "holds")
+  EXPECT_EQ(to_string(groups[0].observed), c.breaks ? "violated" : "holds")
       << c.impl << " on " << to_string(c.kind);
   EXPECT_EQ(groups[0].outcome, Outcome::as_expected);
   EXPECT_EQ(groups[0].skipped, 0);

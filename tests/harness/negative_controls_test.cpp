@@ -8,10 +8,10 @@
 #include <tuple>
 
 #include "harness/ops/ops.h"
-#include "harness/runner.h"
 #include "reports/outcome.h"
 #include "tests/support/control_contract.h"
 #include "tests/support/control_op.h"
+#include "tests/support/run_contracts.h"
 #include "tests/support/test_names.h"
 
 namespace samebits {
@@ -59,8 +59,8 @@ TEST_P(NegativeControlTest, VerdictMatchesTheFlaw) {
   ASSERT_EQ(groups.size(), 1u);
   const CheckResult& group = groups[0];
   const std::string expected = breaks() ? "violated" : "holds";
-  EXPECT_EQ(group.expected, expected);
-  EXPECT_EQ(group.observed, expected) << impl() << " on " << to_string(kind());
+  EXPECT_EQ(to_string(group.expected), expected);
+  EXPECT_EQ(to_string(group.observed), expected) << impl() << " on " << to_string(kind());
   EXPECT_EQ(group.outcome, Outcome::as_expected);
   EXPECT_EQ(group.skipped, 0);
   EXPECT_EQ(group.errors, 0);
@@ -176,8 +176,7 @@ TEST(NegativeControls, UnsupportedDtypeIsSkippedWithAReason) {
           "sweep": {"L": [4], "dtype": ["float16"]},
           "checks": [{"kind": "determinism", "expect": {"invariant": "holds"}}]})",
       "tests/skip.json")));
-  const auto results =
-      run_cases(plan_cases(contracts, registry, "cpu", 0), at::Device(at::kCPU), RunnerOptions{});
+  const auto results = run_contracts(contracts, registry, "cpu");
   ASSERT_EQ(results.size(), 1u);
   EXPECT_EQ(results[0].verdict, Verdict::skipped);
   EXPECT_EQ(results[0].reason, "the control op computes in float32 only");
@@ -194,8 +193,7 @@ TEST(NegativeControls, SecondStreamIsSkippedOnTheCpu) {
           "checks": [{"kind": "determinism", "sweep": {"repeat": ["second_stream"]},
                       "expect": {"invariant": "holds"}}]})",
       "tests/stream.json")));
-  const auto results =
-      run_cases(plan_cases(contracts, registry, "cpu", 0), at::Device(at::kCPU), RunnerOptions{});
+  const auto results = run_contracts(contracts, registry, "cpu");
   ASSERT_EQ(results.size(), 1u);
   EXPECT_EQ(results[0].verdict, Verdict::skipped);
   EXPECT_NE(results[0].reason.find("second stream"), std::string::npos) << results[0].reason;
@@ -269,8 +267,7 @@ std::vector<CaseResult> run_topk_tie_contract(const std::string& generator,
                       "expect": )" +
           expect + "}]}",
       "tests/topk_ties.json")));
-  return run_cases(plan_cases(contracts, registry, "cpu", 0), at::Device(at::kCPU),
-                   RunnerOptions{});
+  return run_contracts(contracts, registry, "cpu");
 }
 
 TEST(NegativeControls, TopkTieOrderOtherThanTheStableSortsViolatesEquivalence) {
@@ -282,7 +279,8 @@ TEST(NegativeControls, TopkTieOrderOtherThanTheStableSortsViolatesEquivalence) {
   for (const auto& g : groups) by_impl[g.impl] = &g;
   ASSERT_EQ(by_impl.size(), 3u);
   for (const auto& [impl, group] : by_impl) {
-    EXPECT_EQ(group->outcome, Outcome::as_expected) << impl << " observed " << group->observed;
+    EXPECT_EQ(group->outcome, Outcome::as_expected)
+        << impl << " observed " << to_string(group->observed);
     EXPECT_EQ(group->skipped + group->errors, 0) << impl;
   }
   // The reversed tie order shows in every case, in the indices; the stable argsort in none.
@@ -319,8 +317,7 @@ TEST(NegativeControls, IndexerFloat8RunsInSamebitsOnly) {
              "compare": {"mode": "allclose", "rtol": 0, "atol": 1e-5, "outputs": ["scores"]},
              "expect": {"aten.loop": "unknown", "samebits": "holds"}}]})",
       "tests/indexer_fp8.json")));
-  const auto results =
-      run_cases(plan_cases(contracts, registry, "cpu", 0), at::Device(at::kCPU), RunnerOptions{});
+  const auto results = run_contracts(contracts, registry, "cpu");
   ASSERT_EQ(results.size(), 4u);
   for (const auto& r : results) {
     SCOPED_TRACE(describe(r));

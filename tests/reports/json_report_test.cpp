@@ -43,21 +43,21 @@ CaseResult violated_case() {
   c.id = "sum/determinism/aten/cpu/N=3";
   c.contract = "sum";
   c.check = "determinism";
-  c.kind = "determinism";
+  c.kind = CheckKind::determinism;
   c.impl = "aten";
   c.device = "cpu";
   c.params = Json::parse(R"({"N": 3, "dtype": "float32"})");
   c.seed = 0xfedcba9876543210ULL;
   c.verdict = Verdict::violated;
-  c.expected = "holds";
+  c.expected = Expectation::holds;
   c.baseline = "first call";
   c.variant = "second call";
-  c.comparison = Json::parse(R"({"mode": "bitwise"})");
+  c.comparison.mode = CompareMode::bitwise;
   OutputResult o;
   o.name = "out";
   o.baseline_sha256 = std::string(64, 'a');
   o.variant_sha256 = std::string(64, 'b');
-  o.diff.mode = "bitwise";
+  o.diff.mode = CompareMode::bitwise;
   o.diff.dtype = "float32";
   o.diff.shape = {2, 3};
   o.diff.numel = 6;
@@ -80,7 +80,7 @@ Report sample_report() {
   r.command = Json::array({"samebits", "run"});
   r.settings = Json{{"device", "cpu"}};
   r.environment = Json{{"torch", "2.11.0"}};
-  r.contracts = {{"sum", "contracts/sum.json", std::string(64, 'c'), "sum", "x.sum(0)"}};
+  r.contracts = {{"sum", "contracts/sum.json", std::string(64, 'c'), "sum", "x.sum(0)", "{}"}};
   r.cases = {violated_case()};
   r.checks = judge_checks(r.cases);
   r.summary = summarize(r.cases, r.checks);
@@ -131,13 +131,22 @@ TEST(JsonReport, CheckAndSummaryKeyOrder) {
                                       "as_expected", "unexpected", "informational", "exit_code",
                                       "duration_s"}));
   EXPECT_EQ(keys(j["contracts"][0]),
-            (std::vector<std::string>{"name", "source", "sha256", "op", "description"}));
+            (std::vector<std::string>{"name", "source", "sha256", "op", "description", "text"}));
 }
 
 TEST(JsonReport, EvidenceValues) {
   const Json j = report_to_json(sample_report());
   const Json& c = j["cases"][0];
-  EXPECT_EQ(c["seed"].get<std::uint64_t>(), 0xfedcba9876543210ULL) << "the full 64-bit seed";
+  // A decimal string: a reader holding JSON numbers in doubles (jq, JavaScript) would print
+  // 18364758544493064192 for this seed as a number, and that seed reproduces another case.
+  ASSERT_TRUE(c["seed"].is_string());
+  EXPECT_EQ(c["seed"], "18364758544493064720") << "the full 64-bit seed";
+  EXPECT_NE(static_cast<std::uint64_t>(static_cast<double>(0xfedcba9876543210ULL)),
+            0xfedcba9876543210ULL)
+      << "as a double the seed would lose bits";
+  EXPECT_EQ(c["comparison"], Json::parse(R"({"mode": "bitwise"})"));
+  EXPECT_EQ(c["kind"], "determinism");
+  EXPECT_EQ(c["expected"], "holds");
   EXPECT_EQ(c["verdict"], "violated");
   const Json& m = c["outputs"][0]["diff"]["first_mismatches"][0];
   EXPECT_EQ(m["index"], Json::parse("[1, 2]"));
@@ -239,9 +248,9 @@ TEST(ConsoleSummary, SurprisesFirstThenTheTotals) {
   Report r = sample_report();
   CaseResult fine = violated_case();
   fine.check = "layout_invariance";
-  fine.kind = "layout_invariance";
+  fine.kind = CheckKind::layout_invariance;
   fine.id = "sum/layout_invariance/aten/cpu/N=3";
-  fine.expected = "violated";
+  fine.expected = Expectation::violated;
   r.cases = {fine, violated_case()};  // the expected violation first
   r.checks = judge_checks(r.cases);
   r.summary = summarize(r.cases, r.checks);

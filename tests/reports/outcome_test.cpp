@@ -4,21 +4,31 @@
 
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace samebits {
 namespace {
 
+Expectation expectation(const std::string& name) {
+  const auto& names = expectation_names();
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (names[i] == name) return static_cast<Expectation>(i);
+  }
+  throw std::invalid_argument(name);
+}
+
+// Checks are grouped by name; every case here is of kind determinism.
 CaseResult case_with(Verdict verdict, const std::string& expected, Json params = Json::object(),
                      const std::string& check = "determinism") {
   CaseResult c;
   c.contract = "sum";
   c.check = check;
-  c.kind = check;
+  c.kind = CheckKind::determinism;
   c.impl = "aten";
   c.device = "cpu";
-  c.expected = expected;
+  c.expected = expectation(expected);
   c.verdict = verdict;
   c.params = std::move(params);
   return c;
@@ -45,8 +55,8 @@ TEST_P(GateTest, OutcomeAndExitCode) {
   const auto checks = judge_checks(cases);
   ASSERT_EQ(checks.size(), 1u);
   EXPECT_EQ(to_string(checks[0].outcome), to_string(rule.outcome));
-  EXPECT_EQ(checks[0].observed, rule.observed);
-  EXPECT_EQ(checks[0].expected, rule.expected);
+  EXPECT_EQ(to_string(checks[0].observed), rule.observed);
+  EXPECT_EQ(to_string(checks[0].expected), rule.expected);
   EXPECT_EQ(summarize(cases, checks).exit_code, rule.exit_code);
 }
 

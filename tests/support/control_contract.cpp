@@ -2,7 +2,9 @@
 // to break its own check and keep the others, and a registry that holds the control ops.
 #include "tests/support/control_contract.h"
 
-#include "harness/runner.h"
+#include <fmt/format.h>
+
+#include "harness/pipeline.h"
 #include "tests/support/control_op.h"
 
 namespace samebits {
@@ -83,12 +85,14 @@ std::vector<CaseResult> run_control_cases(CheckKind kind, const std::string& imp
   std::vector<std::unique_ptr<Contract>> contracts;
   contracts.push_back(
       std::make_unique<Contract>(parse_contract(control_contract_json(), "tests/controls.json")));
-  std::vector<CaseSpec> selected;
-  for (auto& spec : plan_cases(contracts, registry, device, 0)) {
-    if (spec.check->kind == kind && spec.impl == impl) selected.push_back(std::move(spec));
-  }
-  const at::Device where = device == "cuda" ? at::Device(at::kCUDA, 0) : at::Device(at::kCPU);
-  return run_cases(selected, where, RunnerOptions{});
+  // The check of each kind is named after it (the contract gives no names).
+  RunRequest request;
+  request.contracts = &contracts;
+  request.registry = &registry;
+  request.device = device;
+  request.capture = "off";
+  request.selection.filter = fmt::format("controls/{}/{}/{}/", to_string(kind), impl, device);
+  return run_pipeline(request).cases;
 }
 
 }  // namespace samebits

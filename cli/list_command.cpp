@@ -1,0 +1,109 @@
+// `samebits list`: the ops with their implementations (and whether each can run here) and axes
+// (type, default, meaning), the check kinds with the axes they add, the generators, the contracts.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "cases/dtypes.h"
+#include "cases/generators.h"
+#include "cli/commands.h"
+#include "harness/checks/check.h"
+#include "harness/contract_loading.h"
+#include "harness/device_choice.h"
+#include "harness/plan.h"
+
+namespace samebits {
+namespace {
+
+std::string type_name(AxisSpec::Type type) {
+  switch (type) {
+    case AxisSpec::Type::integer: return "integer";
+    case AxisSpec::Type::number: return "number";
+    case AxisSpec::Type::text: return "string";
+    case AxisSpec::Type::flag: return "bool";
+    case AxisSpec::Type::integer_list: return "[integer]";
+  }
+  return "?";
+}
+
+// "64", "required", or a string default as written.
+std::string default_text(const AxisSpec& a) {
+  if (a.fallback.is_null()) return "required";
+  return a.fallback.is_string() ? a.fallback.get<std::string>() : a.fallback.dump();
+}
+
+std::string help_text(const AxisSpec& a) {
+  std::vector<std::string> choices = a.choices;
+  if (a.name == "dtype") choices = dtype_names();
+  if (a.name == "generator") {
+    for (const auto& g : generator_catalog()) choices.push_back(g.name);
+  }
+  if (choices.empty()) return a.help;
+  return fmt::format("{}: {}", a.help, fmt::join(choices, ", "));
+}
+
+void print_axes(const std::vector<AxisSpec>& axes, const char* indent) {
+  for (const auto& a : axes) {
+    fmt::print("{}{:<12} {:<9} {:<12} {}\n", indent, a.name, type_name(a.type), default_text(a),
+               help_text(a));
+  }
+}
+
+int list(const std::vector<std::string>& paths) {
+  const OpRegistry registry = OpRegistry::builtin();
+  const bool gpu = cuda_available();
+  fmt::print("ops (this machine: {}):\n", gpu ? "CPU and CUDA" : "CPU only, no CUDA GPU visible");
+  for (const auto& op : registry.ops()) {
+    std::vector<std::string> checks;
+    for (auto k : op->checks()) checks.push_back(to_string(k));
+    fmt::print("\n  {}: {}\n    implementations:\n", op->name(), op->description());
+    for (const auto& impl : op->implementations()) {
+      std::vector<std::string> devices;
+      if (impl.cpu) devices.push_back("cpu");
+      if (impl.cuda) devices.push_back("cuda");
+      const bool here = impl.cpu || (impl.cuda && gpu);
+      fmt::print("      {:<22} [{}] {}{}\n", impl.name, fmt::join(devices, ","), impl.description,
+                 here ? "" : "  (cannot run here)");
+    }
+    fmt::print("    axes (name, type, default, meaning):\n");
+    print_axes(op->axes(), "      ");
+    fmt::print("    checks: {}\n", fmt::join(checks, ", "));
+  }
+  fmt::print("\ncheck kinds (what each compares, and the axes it adds beside the op's):\n");
+  for (CheckKind kind : all_check_kinds()) {
+    const Check& check = check_for(kind);
+    fmt::print("  {}: {}\n", to_string(kind), check.compares());
+    print_axes(check.axes(), "      ");
+  }
+  fmt::print("\ngenerators:\n");
+  for (const auto& g : generator_catalog()) fmt::print("  {:<10} {}\n", g.name, g.reason);
+  const auto contracts = load_contracts(paths);
+  fmt::print("\ncontracts{}:\n", paths.empty() ? " (embedded default suite)" : "");
+  for (const auto& c : contracts) {
+    validate_contract(*c, registry);
+    fmt::print("  {} ({}, op {}): {}\n", c->name, c->source, c->op, c->description);
+    for (const auto& check : c->checks) {
+      std::vector<std::unique_ptr<Contract>> one;
+      one.push_back(std::make_unique<Contract>(*c));
+      one.back()->checks = {check};
+      const auto cpu = plan_cases(one, registry, "cpu", 0).size();
+      const auto cuda = plan_cases(one, registry, "cuda", 0).size();
+      fmt::print("    {:<28} {:<20} {} cases on cpu, {} on cuda\n", check.name,
+                 to_string(check.kind), cpu, cuda);
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::shared_ptr<int> setup_list_command(CLI::App& app) {
+  auto paths = std::make_shared<std::vector<std::string>>();
+  auto code = std::make_shared<int>(-1);
+  auto* cmd = app.add_subcommand(
+      "list", "List ops (implementations, axes and defaults), check kinds, generators, contracts");
+  cmd->add_option("contracts", *paths, "contract files or folders (default: embedded suite)");
+  cmd->callback([paths, code] { *code = list(*paths); });
+  return code;
+}
+
+}  // namespace samebits

@@ -1,0 +1,36 @@
+// reference: the implementation vs the op's float64 CPU reference of each item, within the
+// bound the check's comparison states (or bit for bit on inputs whose result is exact).
+#include "harness/checks/batch_axes.h"
+#include "harness/checks/check.h"
+
+namespace samebits {
+namespace {
+
+class Reference final : public Check {
+ public:
+  CheckKind kind() const override { return CheckKind::reference; }
+  std::string compares() const override {
+    return "the implementation vs a float64 CPU reference";
+  }
+  std::vector<AxisSpec> axes() const override { return {batch_axis(1)}; }
+  void run(CaseContext& c) const override {
+    const auto items = c.items(c.batch());
+    std::vector<Outputs> reference;
+    for (const auto& item : items)
+      reference.push_back(c.spec().op->reference(c.point(), c.shared(), item));
+    const auto ours = c.run(c.request(items), Side::variant);
+    for (auto& outs : reference) {
+      for (auto& o : outs) o.value = o.value.to(c.device());
+    }
+    c.compare(reference, ours, "float64 CPU reference", c.spec().impl);
+  }
+};
+
+}  // namespace
+
+const Check& reference_check() {
+  static const Reference check;
+  return check;
+}
+
+}  // namespace samebits

@@ -1,0 +1,116 @@
+// The softmax and log_softmax ops: ATen's of [N] rows, batched as [B, N] over dim -1: the row
+// normalisation whose max and sum reductions must not depend on the rows beside it, their stride or
+// padding.
+#include <fmt/format.h>
+
+#include <limits>
+
+#include "cases/draw.h"
+#include "cases/generators.h"
+#include "harness/ops/op_support.h"
+#include "harness/ops/ops.h"
+
+namespace samebits {
+namespace {
+
+// -inf: exp(-inf - max) == 0, so a padded slot adds nothing to the row's sum and never wins its
+// max.
+at::Scalar minus_infinity() {
+  return -std::numeric_limits<double>::infinity();
+}
+
+class SoftmaxOp final : public Op {
+ public:
+  explicit SoftmaxOp(bool log) : log_(log) {}
+
+  std::string name() const override { return log_ ? "log_softmax" : "softmax"; }
+  std::string description() const override {
+    return fmt::format("at::{}(x, -1) of [N] rows, batched as [B, N]; padding holds -inf", name());
+  }
+  std::vector<ImplSpec> implementations() const override {
+    return {
+        {"aten", fmt::format("at::{} over the last dim, in the input dtype", name()), true, true}};
+  }
+  std::vector<AxisSpec> axes() const override {
+    return {{"N", AxisSpec::Type::integer, nullptr, {}, "row length (the normalised dim)"},
+            dtype_axis("float32"),
+            generator_axis("normal")};
+  }
+  std::vector<std::string> outputs() const override { return {"out"}; }
+  std::vector<CheckKind> checks() const override {
+    return {CheckKind::determinism,         CheckKind::batch_invariance,
+            CheckKind::position_invariance, CheckKind::layout_invariance,
+            CheckKind::padding_invariance,  CheckKind::reference};
+  }
+  std::vector<LayoutKind> layouts() const override {
+    return {LayoutKind::strided, LayoutKind::offset, LayoutKind::padded};
+  }
+  // Packed rows would need a segmented softmax, which ATen does not have.
+  std::vector<PaddingMode> paddings() const override {
+    return {PaddingMode::right, PaddingMode::left};
+  }
+
+  std::optional<std::string> impossible(const Point& p) const override {
+    if (p.integer("N") < 1) return "N must be positive";
+    if (p.has("padding") && p.text_or("pad_fill", "neutral") == "canary") {
+      return fmt::format(
+          "{} takes no mask, so a NaN canary in the padding reaches every element of its row; "
+          "use pad_fill \"neutral\" (-inf)",
+          name());
+    }
+    return std::nullopt;
+  }
+
+  Item make_item(const Point& p, const Shared&, const ItemSpec& spec, const at::Device& device,
+                 at::Generator& gen) const override {
+    const std::int64_t n = spec.length > 0 ? spec.length : p.integer("N");
+    return {{draw(p, {n}, device, gen)}, n};
+  }
+
+  std::vector<Outputs> run(const Point&, const Shared&, const BatchRequest& r) const override {
+    std::vector<at::Tensor> rows;
+    for (const Item* item : r.items) rows.push_back(item->inputs.at(0));
+    std::vector<Outputs> out;
+    if (r.padding) {
+      const PaddedBatch padded = pad_batch(rows, 0, *r.padding, minus_infinity());
+      const at::Tensor all = normalise(padded.data);
+      for (std::size_t b = 0; b < rows.size(); ++b) {
+        out.push_back({{"out", all[static_cast<std::int64_t>(b)].narrow(0, padded.starts[b],
+                                                                        padded.lengths[b])}});
+      }
+      return out;
+    }
+    const at::Tensor batch = at::stack(rows);
+    at::Tensor all;
+    if (r.layout.kind == LayoutKind::padded) {
+      const std::int64_t n = batch.size(1);
+      all = normalise(pad_to_multiple(batch, r.layout.amount, 1, minus_infinity())).narrow(1, 0, n);
+    } else {
+      all = normalise(place(batch, r.layout, 1));
+    }
+    for (std::int64_t b = 0; b < all.size(0); ++b) out.push_back({{"out", all[b]}});
+    return out;
+  }
+
+  Outputs reference(const Point&, const Shared&, const Item& item) const override {
+    return {{"out", normalise(item.inputs.at(0).cpu().to(at::kDouble))}};
+  }
+
+ private:
+  at::Tensor normalise(const at::Tensor& x) const {
+    const ComputeScope under_test;
+    return log_ ? at::log_softmax(x, -1) : at::softmax(x, -1);
+  }
+  bool log_;
+};
+
+}  // namespace
+
+std::unique_ptr<Op> make_softmax_op() {
+  return std::make_unique<SoftmaxOp>(false);
+}
+std::unique_ptr<Op> make_log_softmax_op() {
+  return std::make_unique<SoftmaxOp>(true);
+}
+
+}  // namespace samebits

@@ -1,0 +1,77 @@
+// The one way a run is made, from loaded contracts to a judged report: plan, select, run, judge,
+// summarize. `samebits run`, `samebits sweep` and the tests all call it.
+#include "harness/pipeline.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <set>
+
+#include "contracts/contract_error.h"
+#include "harness/capture_choice.h"
+#include "harness/device_choice.h"
+#include "harness/environment.h"
+#include "harness/runner.h"
+#include "reports/json_report.h"
+#include "reports/outcome.h"
+
+namespace samebits {
+
+PlannedRun plan_run(const RunRequest& request) {
+  std::string requested = request.device;
+  const std::string& case_id = request.selection.case_id;
+  if (!case_id.empty()) {
+    const std::string wanted = device_of_case(case_id);
+    if (requested == "auto" && !wanted.empty()) requested = wanted;
+    if (!wanted.empty() && requested != wanted) {
+      throw ContractError(
+          fmt::format("--case {} runs on {}, but --device says {}", case_id, wanted, requested));
+    }
+  }
+  PlannedRun plan;
+  plan.device = choose_device(requested);
+  plan.device_name = plan.device.is_cuda() ? "cuda" : "cpu";
+  plan.cases = select_cases(
+      plan_cases(*request.contracts, *request.registry, plan.device_name, request.seed),
+      request.selection);
+  std::set<const Contract*> contracts;
+  for (const auto& c : plan.cases) contracts.insert(c.contract);
+  plan.contracts_selected = contracts.size();
+  return plan;
+}
+
+Report execute_run(const RunRequest& request, const PlannedRun& plan) {
+  const auto t0 = std::chrono::steady_clock::now();
+  Report report;
+  report.created = utc_timestamp();
+  report.tool = tool_block();
+  report.command = request.command;
+  const CaseSelection& s = request.selection;
+  report.settings = Json{
+      {"device", plan.device_name},
+      {"seed", seed_to_json(request.seed)},
+      {"filter", s.filter.empty() ? Json(nullptr) : Json(s.filter)},
+      {"case", s.case_id.empty() ? Json(nullptr) : Json(s.case_id)},
+      {"contracts", request.named.empty() ? Json("embedded default suite") : Json(request.named)}};
+  report.environment = environment_block(plan.device);
+  for (const auto& c : *request.contracts) {
+    report.contracts.push_back({c->name, c->source, c->sha256, c->op, c->description, c->text});
+  }
+  CaptureChoice capture = start_capture(request.capture, plan.device);
+  report.settings["kernel_capture"] = capture.state;
+  RunnerOptions options;
+  options.progress = request.progress;
+  options.capture = capture.capture.get();
+  options.record_properties = request.record_properties;
+  report.cases = run_cases(plan.cases, plan.device, options);
+  if (capture.capture && capture.capture->dropped_records() > 0) {
+    report.settings["kernel_capture_dropped_records"] = capture.capture->dropped_records();
+  }
+  report.checks = judge_checks(report.cases);
+  report.summary = summarize(report.cases, report.checks);
+  report.summary.duration_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return report;
+}
+
+}  // namespace samebits

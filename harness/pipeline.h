@@ -1,0 +1,51 @@
+// The one way a run is made, from loaded contracts to a judged report: plan, select, run, judge,
+// summarize. `samebits run`, `samebits sweep` and the tests all call it.
+#pragma once
+
+#include <ATen/ATen.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "contracts/contract.h"
+#include "harness/op_registry.h"
+#include "harness/plan.h"
+#include "harness/selection.h"
+#include "reports/report.h"
+
+namespace samebits {
+
+struct RunRequest {
+  const std::vector<std::unique_ptr<Contract>>* contracts = nullptr;
+  const OpRegistry* registry = nullptr;
+  std::string device = "auto";  // auto, cpu, cuda; a --case id's device wins over auto
+  CaseSelection selection;
+  std::uint64_t seed = 0;
+  std::string capture = "auto";  // kernel capture: auto, on, off
+  bool progress = false;
+  bool record_properties = false;    // keep Op::dispatch_properties per side (sweeps)
+  std::vector<std::string> command;  // argv, for the report
+  std::vector<std::string> named;    // the contract paths named (empty: the embedded suite)
+};
+
+struct PlannedRun {
+  at::Device device = at::kCPU;
+  std::string device_name;  // "cpu" or "cuda"
+  std::vector<CaseSpec> cases;
+  std::size_t contracts_selected = 0;  // contracts with at least one selected case
+};
+
+// Chooses the device and plans and selects the cases. Throws ContractError for contracts or a
+// selection that cannot be used, InfrastructureError for a device that is not there.
+PlannedRun plan_run(const RunRequest& request);
+
+// Runs the planned cases and judges them: the report, with everything but dispatch filled in.
+Report execute_run(const RunRequest& request, const PlannedRun& plan);
+
+inline Report run_pipeline(const RunRequest& request) {
+  return execute_run(request, plan_run(request));
+}
+
+}  // namespace samebits

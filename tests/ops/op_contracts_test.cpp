@@ -1,0 +1,160 @@
+// Every op adapter under test the way users call it: its shipped contracts' checks, run on the CPU
+// at test scale, and per check kind a negative control (the adapter with a planted flaw).
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "contracts/embedded_suite.h"
+#include "harness/ops/ops.h"
+#include "tests/support/miniature.h"
+#include "tests/support/planted_flaw.h"
+#include "tests/support/run_contracts.h"
+#include "tests/support/test_names.h"
+
+namespace samebits {
+namespace {
+
+// The shipped contracts, parsed once.
+const std::vector<Contract>& shipped() {
+  static const std::vector<Contract> contracts = [] {
+    std::vector<Contract> out;
+    for (const auto& file : embedded_contracts())
+      out.push_back(parse_contract(file.text, "embedded:" + file.name));
+    return out;
+  }();
+  return contracts;
+}
+
+const Contract& shipped_named(const std::string& name) {
+  for (const auto& c : shipped()) {
+    if (c.name == name) return c;
+  }
+  throw std::invalid_argument("no shipped contract " + name);
+}
+
+std::vector<std::string> contract_names() {
+  std::vector<std::string> names;
+  for (const auto& c : shipped()) names.push_back(c.name);
+  return names;
+}
+
+std::string describe(const CaseResult& r) {
+  std::string out = r.id + ": " + to_string(r.verdict);
+  if (!r.reason.empty()) out += " (" + r.reason + ")";
+  for (const auto& o : r.outputs) {
+    out += "\n  " + o.name + ": " + std::to_string(o.diff.mismatched) + " of " +
+           std::to_string(o.diff.numel) + " differ";
+  }
+  return out;
+}
+
+// The miniature of one shipped contract with only the checks of `kind` (all when empty).
+std::vector<std::unique_ptr<Contract>> miniature_of(const std::string& name,
+                                                    std::optional<CheckKind> kind = {}) {
+  Contract small = miniature(shipped_named(name));
+  if (kind) {
+    std::vector<CheckDecl> kept;
+    for (const auto& check : small.checks) {
+      if (check.kind == *kind) kept.push_back(check);
+    }
+    small.checks = kept;
+  }
+  std::vector<std::unique_ptr<Contract>> out;
+  out.push_back(std::make_unique<Contract>(std::move(small)));
+  return out;
+}
+
+TEST(OpContracts, EveryOpHasAShippedContract) {
+  std::set<std::string> with_contract;
+  for (const auto& c : shipped()) with_contract.insert(c.op);
+  for (const auto& op : make_builtin_ops())
+    EXPECT_EQ(with_contract.count(op->name()), 1u) << op->name() << " has no contract to test";
+}
+
+class OpContractTest : public ::testing::TestWithParam<std::string> {};
+
+// Every check of the contract runs; nothing errors; what must hold on any machine holds: a call
+// repeated gives the same bits, and samebits keeps every promise its contract makes.
+TEST_P(OpContractTest, ChecksRunAndPromisesHold) {
+  const auto contracts = miniature_of(GetParam());
+  const OpRegistry registry = OpRegistry::builtin();
+  const Report report = run_contracts_report(contracts, registry, "cpu");
+  ASSERT_FALSE(report.cases.empty());
+  std::set<std::string> ran;
+  for (const auto& r : report.cases) {
+    SCOPED_TRACE(describe(r));
+    EXPECT_NE(r.verdict, Verdict::error);
+    if (r.verdict != Verdict::holds && r.verdict != Verdict::violated) continue;
+    ran.insert(r.check);
+    for (const auto& o : r.outputs) EXPECT_GT(o.diff.numel, 0) << o.name;
+    if (r.kind == CheckKind::determinism) {
+      EXPECT_EQ(r.verdict, Verdict::holds);
+    }
+    if (r.impl == "samebits" && r.expected == Expectation::holds) {
+      EXPECT_EQ(r.verdict, Verdict::holds) << "a promise of the bundled kernels";
+    }
+  }
+  // Each check ran somewhere, unless every one of its cases needs CUDA or a dtype the CPU lacks.
+  for (const auto& check : contracts.front()->checks) {
+    if (ran.count(check.name)) continue;
+    for (const auto& r : report.cases) {
+      if (r.check == check.name) {
+        EXPECT_EQ(r.verdict, Verdict::skipped) << describe(r);
+      }
+    }
+  }
+  EXPECT_GE(ran.size() * 2, contracts.front()->checks.size()) << "most checks run on the CPU";
+}
+
+INSTANTIATE_TEST_SUITE_P(Shipped, OpContractTest, ::testing::ValuesIn(contract_names()),
+                         [](const auto& info) { return camel_case(info.param); });
+
+using FlawParam = std::tuple<std::string, CheckKind>;  // contract, the kind its flaw breaks
+
+std::vector<FlawParam> flaw_params() {
+  std::vector<FlawParam> out;
+  for (const auto& c : shipped()) {
+    std::set<CheckKind> kinds;
+    for (const auto& check : c.checks) kinds.insert(check.kind);
+    for (CheckKind kind : kinds) out.emplace_back(c.name, kind);
+  }
+  return out;
+}
+
+class PlantedFlawTest : public ::testing::TestWithParam<FlawParam> {};
+
+// The negative control: with one side of every case changed, every case that runs is violated,
+// and at least one runs. A check that compared nothing, or the wrong side, would hold here.
+TEST_P(PlantedFlawTest, EveryCaseThatRunsIsViolated) {
+  const auto& [name, kind] = GetParam();
+  const auto contracts = miniature_of(name, kind);
+  const Contract& c = *contracts.front();
+  std::string against;
+  for (const auto& check : c.checks) against = check.against.empty() ? against : check.against;
+  OpRegistry registry;
+  for (auto& op : make_builtin_ops()) {
+    registry.add(op->name() == c.op ? make_planted_flaw(std::move(op), kind, against)
+                                    : std::move(op));
+  }
+  const auto cases = run_contracts(contracts, registry, "cpu");
+  std::size_t ran = 0;
+  for (const auto& r : cases) {
+    SCOPED_TRACE(describe(r));
+    EXPECT_NE(r.verdict, Verdict::error);
+    if (r.verdict == Verdict::skipped) continue;
+    ++ran;
+    EXPECT_EQ(r.verdict, Verdict::violated);
+  }
+  EXPECT_GT(ran, 0u) << "no case of " << to_string(kind) << " ran on the CPU";
+}
+
+INSTANTIATE_TEST_SUITE_P(Shipped, PlantedFlawTest, ::testing::ValuesIn(flaw_params()),
+                         [](const auto& info) {
+                           return camel_case(std::get<0>(info.param)) +
+                                  camel_case(to_string(std::get<1>(info.param)));
+                         });
+
+}  // namespace
+}  // namespace samebits
