@@ -1,6 +1,6 @@
-// The samebits subcommands (run, list, validate, sweep), one file each, in CLI11's
-// subcommand-per-file style: setup_* declares the options, and the command runs from the parsed
-// options.
+// The samebits subcommands (run, list, validate, sweep, baseline, report), one file each, in
+// CLI11's subcommand-per-file style: setup_* declares the options, and the command runs from the
+// parsed options.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -13,5 +13,7 @@ std::shared_ptr<int> setup_run_command(CLI::App& app, int argc, char** argv);
 std::shared_ptr<int> setup_list_command(CLI::App& app);
 std::shared_ptr<int> setup_validate_command(CLI::App& app);
 std::shared_ptr<int> setup_sweep_command(CLI::App& app, int argc, char** argv);
+std::shared_ptr<int> setup_baseline_command(CLI::App& app);
+std::shared_ptr<int> setup_report_command(CLI::App& app, int argc, char** argv);
 
 }  // namespace samebits

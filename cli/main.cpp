@@ -15,8 +15,11 @@ static_assert(
 namespace {
 
 constexpr const char* kFooter = R"(Exit codes:
-  0  every check's outcome as expected (sweeps: every case ran)
-  1  an unexpected outcome: a new violation, or an expected violation that now holds
+  0  every check's outcome as expected (sweeps: every case ran); findings on a platform that no
+     recorded observation covers, and subsets that missed an expected violation, do not gate
+  1  an unexpected outcome: a broken promise, or on a recorded platform a new violation or an
+     expected violation that now holds over the whole check; with --baseline, a check verdict
+     that changed (with --fail-on-drift, also a case whose bits changed)
   2  usage or contract error (the message names the file, the JSON path and what is accepted)
   3  infrastructure error: a case could not run (CUDA error, out of memory) or the report could
      not be written; the other cases still ran and the report says which
@@ -37,6 +40,8 @@ int main(int argc, char** argv) {
   auto list_code = samebits::setup_list_command(app);
   auto validate_code = samebits::setup_validate_command(app);
   auto sweep_code = samebits::setup_sweep_command(app, argc, argv);
+  auto baseline_code = samebits::setup_baseline_command(app);
+  auto report_code = samebits::setup_report_command(app, argc, argv);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -52,7 +57,8 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "samebits: internal error: {}\n", e.what());
     return samebits::kExitInfrastructure;
   }
-  for (const auto& code : {run_code, list_code, validate_code, sweep_code}) {
+  for (const auto& code :
+       {run_code, list_code, validate_code, sweep_code, baseline_code, report_code}) {
     if (*code >= 0) return *code;
   }
   return samebits::kExitUsage;

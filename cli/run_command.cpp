@@ -2,13 +2,21 @@
 // its expectation, writes the JSON report atomically and prints the summary table.
 #include <fmt/format.h>
 
+#include <cstdlib>
+
+#include "cli/all_devices.h"
 #include "cli/commands.h"
+#include "cli/render_options.h"
 #include "cli/report_output.h"
+#include "cli/shard_option.h"
+#include "contracts/baseline.h"
+#include "contracts/contract_error.h"
 #include "harness/contract_loading.h"
 #include "harness/pipeline.h"
 #include "harness/progress.h"
 #include "reports/outcome.h"
 #include "reports/report_writer.h"
+#include "reports/run_comparison.h"
 
 namespace samebits {
 namespace {
@@ -22,31 +30,74 @@ struct RunOptions {
   std::string report = "samebits-report.json";
   bool dry_run = false;
   std::string capture = "auto";
+  std::vector<std::string> observations;
+  std::string baseline;
+  bool fail_on_drift = false;
+  std::string shard;
+  std::string devices;
+  RenderTargets render;
 };
 
+// `--baseline`: the comparison printed after the summary and kept in the report; a verdict
+// change (or with --fail-on-drift, drift) turns an otherwise passing run into exit 1.
+void compare_with_baseline(const RunOptions& o, Report& report) {
+  const Baseline baseline = load_baseline_file(o.baseline);
+  const RunComparison c = compare_runs(baseline, report, "this run");
+  fmt::print("\n{}", comparison_text(c));
+  report.baseline_comparison = run_comparison_to_json(c);
+  report.baseline_comparison["baseline"] = o.baseline;
+  if (c.gates(o.fail_on_drift) && report.summary.exit_code == kExitAsExpected) {
+    report.summary.exit_code = kExitUnexpected;
+  }
+  fmt::print("baseline: {}\n", c.gates(o.fail_on_drift) ? "FAIL (exit 1)" : "ok");
+}
+
 int run(const RunOptions& o, const std::vector<std::string>& argv) {
+  if (!o.devices.empty()) {
+    if (!o.shard.empty()) throw ContractError("--devices all makes its own shares: drop --shard");
+    if (!o.baseline.empty()) {
+      throw ContractError(
+          "--devices all with --baseline: merge first, then compare with "
+          "`samebits report diff` or rerun with --baseline on one device");
+    }
+    return run_on_all_devices(argv, o.report, o.render);
+  }
   const auto contracts = load_contracts(o.contracts);
   const OpRegistry registry = OpRegistry::builtin();
   RunRequest request;
   request.contracts = &contracts;
   request.registry = &registry;
   request.device = o.device;
-  request.selection = {o.filter, o.case_id};
+  const Shard shard = resolve_shard(o.shard, [](const char* name) -> std::optional<std::string> {
+    const char* v = std::getenv(name);
+    return v ? std::optional<std::string>(v) : std::nullopt;
+  });
+  request.selection = {o.filter, o.case_id, shard.index, shard.count};
   request.seed = o.seed;
   request.capture = o.capture;
   request.progress = stderr_is_terminal();
   request.command = argv;
   request.named = o.contracts;
+  // The platforms the command names come first: they can refine an embedded one.
+  for (const auto& path : o.observations) request.recorded.push_back(load_baseline_file(path));
+  for (auto& b : embedded_baselines()) request.recorded.push_back(std::move(b));
   const PlannedRun plan = plan_run(request);
   if (o.dry_run) {
     for (const auto& c : plan.cases) fmt::print("{}\n", c.id);
     return kExitAsExpected;
   }
-  fmt::print(stderr, "samebits: {} cases from {} of {} contracts on {}\n", plan.cases.size(),
-             plan.contracts_selected, contracts.size(), plan.device_name);
-  const Report report = execute_run(request, plan);
+  fmt::print(stderr, "samebits: {} cases from {} of {} contracts on {}{}\n", plan.cases.size(),
+             plan.contracts_selected, contracts.size(), plan.device_name,
+             shard.count > 1
+                 ? fmt::format(" (share {}/{}, from {})", shard.index, shard.count, shard.from)
+                 : "");
+  Report report = execute_run(request, plan);
   ConsoleSummaryWriter(stdout).write(report);
+  if (!o.baseline.empty()) compare_with_baseline(o, report);
   if (!write_report_file(report, o.report)) return kExitInfrastructure;
+  RenderTargets targets = o.render;
+  targets.report_path = o.report;
+  render_report(report, targets);
   return report.summary.exit_code;
 }
 
@@ -71,10 +122,27 @@ std::shared_ptr<int> setup_run_command(CLI::App& app, int argc, char** argv) {
   cmd->add_option("--report", options->report,
                   "where to write the JSON report (default: samebits-report.json here)");
   cmd->add_flag("--dry-run", options->dry_run, "list the selected case ids without running them");
+  cmd->add_option("--observations", options->observations,
+                  "baselines of recorded platforms besides the embedded ones (samebits baseline "
+                  "write): the first covering this machine gives observed implementations their "
+                  "expectations");
+  cmd->add_option("--baseline", options->baseline,
+                  "compare with a baseline (samebits baseline write): a changed check verdict "
+                  "exits 1, cases with other bits are listed as drift");
+  cmd->add_flag("--fail-on-drift", options->fail_on_drift,
+                "with --baseline: exit 1 also when a case's digests drifted");
+  cmd->add_option("--shard", options->shard,
+                  "run share I of N (0 <= I < N) of the selected cases, split by a hash of the "
+                  "case id; default from SLURM_ARRAY_TASK_ID/_COUNT or JOB_COMPLETION_INDEX/"
+                  "JOB_COMPLETIONS; `samebits report merge` joins the shares");
+  cmd->add_option("--devices", options->devices,
+                  "all: one share per visible GPU, in parallel, merged into --report")
+      ->check(CLI::IsMember({"all"}));
   cmd->add_option("--capture", options->capture,
                   "record the CUDA kernels each case launched (CUPTI): auto (on CUDA when CUPTI is "
                   "free), on (fail if it cannot), off")
       ->check(CLI::IsMember({"auto", "on", "off"}));
+  add_render_options(*cmd, options->render);
   std::vector<std::string> args(argv, argv + argc);
   cmd->callback([options, code, args] { *code = run(*options, args); });
   return code;

@@ -12,15 +12,16 @@
 
 #include "contracts/contract_error.h"
 #include "contracts/digest.h"
+#include "contracts/object_reader.h"
 
 namespace samebits {
 namespace {
 
-template <typename Enum>
-struct EnumTable {
-  std::vector<std::string> names;
-  std::vector<Enum> values;
-};
+using json_reading::accepted;
+using json_reading::EnumTable;
+using json_reading::escape_pointer;
+using json_reading::name_of;
+using json_reading::ObjectReader;
 
 const EnumTable<CheckKind>& check_kinds() {
   static const EnumTable<CheckKind> table{check_kind_names(), all_check_kinds()};
@@ -39,126 +40,14 @@ const EnumTable<Expectation>& expectations() {
   return table;
 }
 
-template <typename Enum>
-std::string name_of(const EnumTable<Enum>& table, Enum value) {
-  for (std::size_t i = 0; i < table.values.size(); ++i) {
-    if (table.values[i] == value) return table.names[i];
-  }
-  return "?";
+// An implementation's expectation: a promise (the outcomes above) or "observed".
+constexpr const char* kObserved = "observed";
+const EnumTable<Expectation>& expectations_or_observed() {
+  static const EnumTable<Expectation> table{
+      {"holds", "violated", "unknown", kObserved},
+      {Expectation::holds, Expectation::violated, Expectation::unknown, Expectation::unknown}};
+  return table;
 }
-
-std::string accepted(const std::vector<std::string>& names) {
-  return fmt::format("accepted: {}", fmt::join(names, ", "));
-}
-
-std::string escape_pointer(const std::string& key) {
-  std::string out;
-  for (char c : key) {
-    if (c == '~')
-      out += "~0";
-    else if (c == '/')
-      out += "~1";
-    else
-      out += c;
-  }
-  return out;
-}
-
-// Reads one JSON object, remembering its path and refusing keys it was not told about.
-class ObjectReader {
- public:
-  ObjectReader(const Json& node, std::string path, const std::string& file,
-               std::vector<std::string> keys)
-      : node_(node), path_(std::move(path)), file_(file), keys_(std::move(keys)) {
-    if (!node_.is_object())
-      fail(path_, fmt::format("expected an object, got {}", node_.type_name()));
-    for (const auto& item : node_.items()) {
-      if (item.key() == "$schema" || item.key() == "comment") continue;
-      if (std::find(keys_.begin(), keys_.end(), item.key()) == keys_.end()) {
-        fail(child(item.key()),
-             fmt::format("unknown field \"{}\"; {}", item.key(), accepted(keys_)));
-      }
-    }
-  }
-
-  std::string child(const std::string& key) const { return path_ + "/" + escape_pointer(key); }
-  bool has(const std::string& key) const { return node_.contains(key); }
-  const Json& raw(const std::string& key) const { return node_.at(key); }
-
-  const Json& required(const std::string& key) const {
-    if (!has(key)) fail(path_, fmt::format("missing required field \"{}\"", key));
-    return node_.at(key);
-  }
-  std::string string(const std::string& key, const std::string& fallback = "") const {
-    if (!has(key)) return fallback;
-    const Json& v = node_.at(key);
-    if (!v.is_string()) fail(child(key), fmt::format("expected a string, got {}", v.type_name()));
-    return v.get<std::string>();
-  }
-  std::string required_string(const std::string& key) const {
-    required(key);
-    return string(key);
-  }
-  template <typename Enum>
-  Enum enumerated(const std::string& key, const EnumTable<Enum>& table,
-                  const std::string& what) const {
-    const std::string text = required_string(key);
-    return parse_enum(text, child(key), table, what);
-  }
-  template <typename Enum>
-  Enum parse_enum(const std::string& text, const std::string& path, const EnumTable<Enum>& table,
-                  const std::string& what) const {
-    for (std::size_t i = 0; i < table.names.size(); ++i) {
-      if (table.names[i] == text) return table.values[i];
-    }
-    fail(path, fmt::format("unknown {} \"{}\"; {}", what, text, accepted(table.names)));
-  }
-  std::optional<double> number(const std::string& key) const {
-    if (!has(key)) return std::nullopt;
-    const Json& v = node_.at(key);
-    if (!v.is_number()) fail(child(key), fmt::format("expected a number, got {}", v.type_name()));
-    const double d = v.get<double>();
-    if (d < 0) fail(child(key), fmt::format("must not be negative, got {}", d));
-    return d;
-  }
-  std::optional<std::int64_t> count(const std::string& key) const {
-    if (!has(key)) return std::nullopt;
-    const Json& v = node_.at(key);
-    if (!v.is_number_integer() || v.get<std::int64_t>() < 0) {
-      fail(child(key), fmt::format("expected a non-negative integer, got {}", v.dump()));
-    }
-    return v.get<std::int64_t>();
-  }
-  bool boolean(const std::string& key, bool fallback) const {
-    if (!has(key)) return fallback;
-    const Json& v = node_.at(key);
-    if (!v.is_boolean()) fail(child(key), fmt::format("expected true or false, got {}", v.dump()));
-    return v.get<bool>();
-  }
-  std::vector<std::string> strings(const std::string& key) const {
-    std::vector<std::string> out;
-    if (!has(key)) return out;
-    const Json& v = node_.at(key);
-    if (!v.is_array()) fail(child(key), "expected an array of strings");
-    for (std::size_t i = 0; i < v.size(); ++i) {
-      if (!v[i].is_string()) fail(fmt::format("{}/{}", child(key), i), "expected a string");
-      out.push_back(v[i].get<std::string>());
-    }
-    return out;
-  }
-
-  [[noreturn]] void fail(const std::string& path, const std::string& message) const {
-    throw_contract_error(file_, path, message);
-  }
-  const std::string& path() const { return path_; }
-  const std::string& file() const { return file_; }
-
- private:
-  const Json& node_;
-  std::string path_;
-  const std::string& file_;
-  std::vector<std::string> keys_;
-};
 
 // Expands {"range": [first, last]} or {"range": [first, last, step]} (inclusive) into integers.
 std::vector<Json> expand_range(const Json& node, const std::string& path, const std::string& file) {
@@ -287,9 +176,9 @@ Comparison parse_comparison(const Json& node, const std::string& path, const std
 
 // Every implementation needs an expectation, except the one an equivalence check compares against
 // (`against`), which is never compared with itself.
-std::map<std::string, std::map<std::string, Expectation>> parse_expect(
-    const ObjectReader& check, std::vector<std::string> impls, const std::string& against) {
-  std::map<std::string, std::map<std::string, Expectation>> out;
+void parse_expect(const ObjectReader& check, std::vector<std::string> impls,
+                  const std::string& against, CheckDecl& decl) {
+  auto& out = decl.expect;
   const Json& node = check.required("expect");
   const std::string path = check.child("expect");
   if (!node.is_object()) check.fail(path, "expected an object: implementation -> outcome");
@@ -306,10 +195,14 @@ std::map<std::string, std::map<std::string, Expectation>> parse_expect(
       check.fail(ipath, fmt::format("\"{}\" is not one of this contract's implementations; {}",
                                     item.key(), accepted(all)));
     }
+    if (item.value().is_string() && item.value().get<std::string>() == kObserved) {
+      decl.observed.insert(item.key());
+      continue;
+    }
     auto& by_device = out[item.key()];
     if (item.value().is_string()) {
-      by_device["any"] =
-          check.parse_enum(item.value().get<std::string>(), ipath, expectations(), "expectation");
+      by_device["any"] = check.parse_enum(item.value().get<std::string>(), ipath,
+                                          expectations_or_observed(), "expectation");
       continue;
     }
     std::vector<std::string> keys = {"any"};
@@ -326,11 +219,12 @@ std::map<std::string, std::map<std::string, Expectation>> parse_expect(
     }
   }
   for (const auto& impl : impls) {
+    if (decl.observed.count(impl)) continue;
     if (!out.count(impl)) {
       check.fail(path,
                  fmt::format("no expectation for implementation \"{}\"; give one of {} (or an "
                              "object keyed by device)",
-                             impl, fmt::join(expectation_names(), ", ")));
+                             impl, fmt::join(expectations_or_observed().names, ", ")));
     }
     const auto& by_device = out[impl];
     if (!by_device.count("any")) {
@@ -343,7 +237,6 @@ std::map<std::string, std::map<std::string, Expectation>> parse_expect(
       }
     }
   }
-  return out;
 }
 
 }  // namespace
@@ -475,7 +368,7 @@ Contract parse_contract(const std::string& text, const std::string& source) {
       r.fail(r.child("against"),
              fmt::format("\"against\" applies only to check kinds {}", fmt::join(kinds, ", ")));
     }
-    check.expect = parse_expect(r, c.implementations, check.against);
+    parse_expect(r, c.implementations, check.against, check);
     c.checks.push_back(std::move(check));
   }
   return c;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -60,10 +61,16 @@ struct CheckDecl {
   Comparison compare;
   SweepDecl sweep;      // added to (and overriding) the contract's sweep
   std::string against;  // equivalence: the implementation compared with
-  // implementation -> device ("any", "cpu", "cuda") -> expected outcome
+  // A promise, implementation -> device ("any", "cpu", "cuda") -> expected outcome: it holds on
+  // every machine (or is "unknown": reported, never gating).
   std::map<std::string, std::map<std::string, Expectation>> expect;
+  // Implementations given as "observed": no promise; what they do was seen on platforms and is
+  // recorded with each platform's fingerprint (contracts/observed/*.json).
+  std::set<std::string> observed;
   std::string json_path;
+  // The promise of `impl` on `device` (unknown for an observed implementation).
   Expectation expected(const std::string& impl, const std::string& device) const;
+  bool is_observed(const std::string& impl) const { return observed.count(impl) > 0; }
 };
 
 struct Contract {

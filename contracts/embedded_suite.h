@@ -1,5 +1,5 @@
-// The default suite: every contracts/*.json compiled into the binary, so `samebits run` needs no
-// source tree. The bytes are the files' own, so their SHA-256 digests match the files on disk.
+// The default suite and the platforms recorded for it, compiled into the binary so `samebits run`
+// needs no source tree. The bytes are the files' own: their SHA-256 digests match the files.
 #pragma once
 
 #include <string>
@@ -13,5 +13,7 @@ struct EmbeddedFile {
 };
 
 const std::vector<EmbeddedFile>& embedded_contracts();
+// The recorded platforms' observations: every contracts/observed/*.json (see baseline.h).
+const std::vector<EmbeddedFile>& embedded_observations();
 
 }  // namespace samebits

@@ -10,6 +10,10 @@ bool cuda_available() {
   return at::hasCUDA() && at::cuda::device_count() > 0;
 }
 
+int cuda_device_count() {
+  return at::hasCUDA() ? static_cast<int>(at::cuda::device_count()) : 0;
+}
+
 at::Device choose_device(const std::string& requested) {
   if (requested == "cpu") return at::Device(at::kCPU);
   if (requested == "cuda") {

@@ -15,6 +15,8 @@ class InfrastructureError : public std::runtime_error {
 };
 
 bool cuda_available();
+// The GPUs this process sees (CUDA_VISIBLE_DEVICES applies); 0 without CUDA.
+int cuda_device_count();
 // "auto", "cpu" or "cuda" -> a device. Throws InfrastructureError for cuda without a GPU.
 at::Device choose_device(const std::string& requested);
 

@@ -4,6 +4,7 @@
 
 #include <ATen/Context.h>
 #include <ATen/Parallel.h>
+#include <ATen/Version.h>
 #include <ATen/cuda/CUDAContext.h>
 #include <ATen/detail/CUDAHooksInterface.h>
 #include <cuda_runtime_api.h>
@@ -203,6 +204,7 @@ Json environment_block(const at::Device& device) {
   j["host"] = Json{{"hostname", host},
                    {"os", fmt::format("{} {}", u.sysname, u.release)},
                    {"cpu", cpu_model()},
+                   {"cpu_capability", at::get_cpu_capability()},
                    {"cpu_cores", std::thread::hardware_concurrency()}};
   j["torch"] = Json{{"version", TORCH_VERSION},
                     {"cuda_available", at::hasCUDA()},

@@ -11,6 +11,7 @@
 #include "harness/capture_choice.h"
 #include "harness/device_choice.h"
 #include "harness/environment.h"
+#include "harness/expectations.h"
 #include "harness/runner.h"
 #include "reports/json_report.h"
 #include "reports/outcome.h"
@@ -31,9 +32,10 @@ PlannedRun plan_run(const RunRequest& request) {
   PlannedRun plan;
   plan.device = choose_device(requested);
   plan.device_name = plan.device.is_cuda() ? "cuda" : "cpu";
-  plan.cases = select_cases(
-      plan_cases(*request.contracts, *request.registry, plan.device_name, request.seed),
-      request.selection);
+  auto all = plan_cases(*request.contracts, *request.registry, plan.device_name, request.seed);
+  for (const auto& c : all)
+    ++plan.planned[planned_key(c.contract->name, c.check->name, c.impl, c.device)];
+  plan.cases = select_cases(std::move(all), request.selection);
   std::set<const Contract*> contracts;
   for (const auto& c : plan.cases) contracts.insert(c.contract);
   plan.contracts_selected = contracts.size();
@@ -52,8 +54,20 @@ Report execute_run(const RunRequest& request, const PlannedRun& plan) {
       {"seed", seed_to_json(request.seed)},
       {"filter", s.filter.empty() ? Json(nullptr) : Json(s.filter)},
       {"case", s.case_id.empty() ? Json(nullptr) : Json(s.case_id)},
+      {"shard", s.shard_count > 1 ? Json(fmt::format("{}/{}", s.shard_index, s.shard_count))
+                                  : Json(nullptr)},
       {"contracts", request.named.empty() ? Json("embedded default suite") : Json(request.named)}};
   report.environment = environment_block(plan.device);
+  const ExpectationResolver expectations(request.recorded,
+                                         fingerprint_of_environment(report.environment));
+  report.settings["platform"] = fingerprint_to_json(expectations.here());
+  report.settings["observed_platform"] =
+      expectations.covering() ? Json(expectations.covering()->name) : Json(nullptr);
+  if (!expectations.covering() && expectations.nearest()) {
+    const Baseline& near = *expectations.nearest();
+    report.settings["nearest_platform"] =
+        Json{{"name", near.name}, {"differences", differences(near.platform, expectations.here())}};
+  }
   for (const auto& c : *request.contracts) {
     report.contracts.push_back({c->name, c->source, c->sha256, c->op, c->description, c->text});
   }
@@ -63,11 +77,19 @@ Report execute_run(const RunRequest& request, const PlannedRun& plan) {
   options.progress = request.progress;
   options.capture = capture.capture.get();
   options.record_properties = request.record_properties;
+  options.expectations = &expectations;
   report.cases = run_cases(plan.cases, plan.device, options);
   if (capture.capture && capture.capture->dropped_records() > 0) {
     report.settings["kernel_capture_dropped_records"] = capture.capture->dropped_records();
   }
-  report.checks = judge_checks(report.cases);
+  report.checks = judge_checks(report.cases, plan.planned);
+  if (const Baseline* near = expectations.covering() ? nullptr : expectations.nearest()) {
+    for (auto& g : report.checks) {
+      if (g.outcome != Outcome::finding) continue;
+      const auto it = near->checks.find(check_key(g.contract, g.check, g.impl));
+      if (it != near->checks.end()) g.nearest_observed = it->second;
+    }
+  }
   report.summary = summarize(report.cases, report.checks);
   report.summary.duration_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -9,10 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "contracts/baseline.h"
 #include "contracts/contract.h"
 #include "harness/op_registry.h"
 #include "harness/plan.h"
 #include "harness/selection.h"
+#include "reports/outcome.h"
 #include "reports/report.h"
 
 namespace samebits {
@@ -28,6 +30,9 @@ struct RunRequest {
   bool record_properties = false;    // keep Op::dispatch_properties per side (sweeps)
   std::vector<std::string> command;  // argv, for the report
   std::vector<std::string> named;    // the contract paths named (empty: the embedded suite)
+  // The platforms whose recorded outcomes may serve as observations (the first covering this
+  // machine does); none: an observed implementation's outcomes are findings.
+  std::vector<Baseline> recorded;
 };
 
 struct PlannedRun {
@@ -35,6 +40,7 @@ struct PlannedRun {
   std::string device_name;  // "cpu" or "cuda"
   std::vector<CaseSpec> cases;
   std::size_t contracts_selected = 0;  // contracts with at least one selected case
+  PlannedCounts planned;               // each check's cases before selection: what is whole
 };
 
 // Chooses the device and plans and selects the cases. Throws ContractError for contracts or a

@@ -12,11 +12,14 @@
 namespace samebits {
 
 class KernelCapture;
+class ExpectationResolver;
 
 struct RunnerOptions {
   bool progress = false;             // draw a progress bar on stderr
   KernelCapture* capture = nullptr;  // when set, each case records the kernels its sides launched
   bool record_properties = false;    // each case keeps what its sides' kernel choice may follow
+  // Where each case's expectation comes from; without one, every case has its contract's promise.
+  const ExpectationResolver* expectations = nullptr;
 };
 
 std::vector<CaseResult> run_cases(const std::vector<CaseSpec>& cases, const at::Device& device,

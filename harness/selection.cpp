@@ -31,7 +31,18 @@ std::vector<CaseSpec> exactly(std::vector<CaseSpec> cases, const std::string& id
 
 }  // namespace
 
-std::vector<CaseSpec> select_cases(std::vector<CaseSpec> cases, const CaseSelection& selection) {
+std::uint32_t shard_of(const std::string& id, std::uint32_t count) {
+  std::uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : id) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return count == 0 ? 0 : static_cast<std::uint32_t>(h % count);
+}
+
+namespace {
+
+std::vector<CaseSpec> by_id_or_filter(std::vector<CaseSpec> cases, const CaseSelection& selection) {
   if (!selection.case_id.empty()) return exactly(std::move(cases), selection.case_id);
   if (selection.filter.empty()) return cases;
   std::regex re;
@@ -52,6 +63,24 @@ std::vector<CaseSpec> select_cases(std::vector<CaseSpec> cases, const CaseSelect
         selection.filter));
   }
   return kept;
+}
+
+}  // namespace
+
+std::vector<CaseSpec> select_cases(std::vector<CaseSpec> cases, const CaseSelection& selection) {
+  if (selection.shard_count == 0 || selection.shard_index >= selection.shard_count) {
+    throw ContractError(fmt::format("--shard {}/{}: the index must be below the count (0..{})",
+                                    selection.shard_index, selection.shard_count,
+                                    selection.shard_count == 0 ? 0 : selection.shard_count - 1));
+  }
+  std::vector<CaseSpec> kept = by_id_or_filter(std::move(cases), selection);
+  if (selection.shard_count == 1) return kept;
+  std::vector<CaseSpec> share;
+  for (auto& c : kept) {
+    if (shard_of(c.id, selection.shard_count) == selection.shard_index)
+      share.push_back(std::move(c));
+  }
+  return share;
 }
 
 std::string device_of_case(const std::string& id) {

@@ -2,6 +2,7 @@
 // A filter matches at the start of the id or of one of its parts, so "softmax/" is not log_softmax.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -15,10 +16,19 @@ struct CaseSelection {
   // "dtype=bfloat16" an axis value, "N=12" N = 12, 120, 1200.
   std::string filter;
   std::string case_id;  // exactly this id
+  // A deterministic share of the cases (after filter or case): those whose id hashes to `index`
+  // modulo `count`. The same ids land in the same share on every machine and every run.
+  std::uint32_t shard_index = 0;
+  std::uint32_t shard_count = 1;
 };
 
+// The share a case id belongs to among `count`: FNV-1a of the id, modulo count (stable across
+// compilers and machines, unlike std::hash).
+std::uint32_t shard_of(const std::string& id, std::uint32_t count);
+
 // Throws ContractError for an invalid regex, an unknown --case id (listing ids that share its
-// prefix), or a selection that keeps nothing.
+// prefix), or a filter that keeps nothing (an empty shard is not an error: there may be more
+// shards than cases).
 std::vector<CaseSpec> select_cases(std::vector<CaseSpec> cases, const CaseSelection& selection);
 
 // The device named by a case id (contract/check/impl/device/...), or "".

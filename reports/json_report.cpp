@@ -77,6 +77,8 @@ Json case_to_json(const CaseResult& c, KernelNames& names) {
   j["seed"] = seed_to_json(c.seed);
   j["verdict"] = to_string(c.verdict);
   j["expected"] = to_string(c.expected);
+  j["expected_from"] = to_string(c.expected_from);
+  if (!c.observed_on.empty()) j["observed_on"] = c.observed_on;
   if (!c.reason.empty()) j["reason"] = c.reason;
   if (!c.baseline.empty()) j["baseline"] = c.baseline;
   if (!c.variant.empty()) j["variant"] = c.variant;
@@ -110,8 +112,14 @@ Json check_to_json(const CheckResult& g) {
   j["impl"] = g.impl;
   j["device"] = g.device;
   j["expected"] = to_string(g.expected);
+  j["expected_from"] = to_string(g.expected_from);
+  if (!g.observed_on.empty()) j["observed_on"] = g.observed_on;
+  if (g.outcome == Outcome::finding && g.nearest_observed != Expectation::unknown) {
+    j["nearest_observed"] = to_string(g.nearest_observed);
+  }
   j["observed"] = to_string(g.observed);
   j["outcome"] = to_string(g.outcome);
+  j["planned"] = g.planned;
   j["cases"] = g.cases;
   j["held"] = g.held;
   j["violated"] = g.violated;
@@ -296,6 +304,8 @@ Json report_to_json(const Report& r) {
                       {"as_expected", s.as_expected},
                       {"unexpected", s.unexpected},
                       {"informational", s.informational},
+                      {"findings", s.findings},
+                      {"not_observed", s.not_observed},
                       {"exit_code", s.exit_code},
                       {"duration_s", s.duration_s}};
   Json checks = Json::array();
@@ -306,6 +316,7 @@ Json report_to_json(const Report& r) {
   for (const auto& c : r.cases) cases.push_back(case_to_json(c, names));
   j["kernel_names"] = names.names();
   j["cases"] = cases;
+  if (!r.baseline_comparison.is_null()) j["baseline"] = r.baseline_comparison;
   if (r.dispatch) j["dispatch"] = dispatch_to_json(*r.dispatch);
   return j;
 }

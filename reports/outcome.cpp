@@ -15,8 +15,14 @@ bool fails_gate(Outcome outcome) {
 namespace {
 
 // violated > 0 decides at once; otherwise an error leaves the group undecided, and only a group
-// whose every run case held counts as holding.
+// whose every run case held counts as holding. Without an expectation for this platform the
+// outcome is a finding; an expected violation that a subset of the check did not meet is not
+// judged (only the whole check can say it now holds).
 Outcome judge(const CheckResult& g) {
+  if (g.expected_from == ExpectationSource::none) {
+    if (g.errors > 0 && g.violated == 0) return Outcome::errored;
+    return g.held + g.violated > 0 ? Outcome::finding : Outcome::not_run;
+  }
   if (g.violated > 0) {
     switch (g.expected) {
       case Expectation::holds: return Outcome::unexpected_violation;
@@ -28,7 +34,8 @@ Outcome judge(const CheckResult& g) {
   if (g.held == 0) return Outcome::not_run;
   switch (g.expected) {
     case Expectation::holds: return Outcome::as_expected;
-    case Expectation::violated: return Outcome::stale_expectation;
+    case Expectation::violated:
+      return g.cases < g.planned ? Outcome::not_observed : Outcome::stale_expectation;
     case Expectation::unknown: return Outcome::informational;
   }
   return Outcome::informational;
@@ -72,7 +79,13 @@ std::vector<AxisTally> tally_axes(const std::vector<const CaseResult*>& cases) {
 
 }  // namespace
 
-std::vector<CheckResult> judge_checks(const std::vector<CaseResult>& cases) {
+std::string planned_key(const std::string& contract, const std::string& check,
+                        const std::string& impl, const std::string& device) {
+  return contract + "/" + check + "/" + impl + "/" + device;
+}
+
+std::vector<CheckResult> judge_checks(const std::vector<CaseResult>& cases,
+                                      const PlannedCounts& planned) {
   using Key = std::tuple<std::string, std::string, std::string, std::string>;
   std::map<Key, std::size_t> index;
   std::vector<CheckResult> groups;
@@ -89,6 +102,8 @@ std::vector<CheckResult> judge_checks(const std::vector<CaseResult>& cases) {
       g.impl = c.impl;
       g.device = c.device;
       g.expected = c.expected;
+      g.expected_from = c.expected_from;
+      g.observed_on = c.observed_on;
       groups.push_back(g);
       members.emplace_back();
     }
@@ -103,6 +118,9 @@ std::vector<CheckResult> judge_checks(const std::vector<CaseResult>& cases) {
     }
   }
   for (std::size_t i = 0; i < groups.size(); ++i) {
+    const auto it = planned.find(
+        planned_key(groups[i].contract, groups[i].check, groups[i].impl, groups[i].device));
+    groups[i].planned = it == planned.end() ? groups[i].cases : it->second;
     groups[i].observed = observed(groups[i]);
     groups[i].outcome = judge(groups[i]);
     groups[i].violations_by_axis = tally_axes(members[i]);
@@ -127,6 +145,8 @@ Summary summarize(const std::vector<CaseResult>& cases, const std::vector<CheckR
     if (g.outcome == Outcome::as_expected) ++s.as_expected;
     if (fails_gate(g.outcome)) ++s.unexpected;
     if (g.outcome == Outcome::informational) ++s.informational;
+    if (g.outcome == Outcome::finding) ++s.findings;
+    if (g.outcome == Outcome::not_observed) ++s.not_observed;
     if (g.outcome == Outcome::errored) errored = true;
   }
   s.exit_code = s.unexpected > 0            ? kExitUnexpected

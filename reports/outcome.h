@@ -2,6 +2,9 @@
 // against its expectation, and turns the surprises into the run's exit code.
 #pragma once
 
+#include <cstdint>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "reports/report.h"
@@ -16,8 +19,16 @@ enum ExitCode : int {
   kExitInfrastructure = 3,  // a case could not run (CUDA error, out of memory, I/O)
 };
 
+// How many cases each check has on a device in the whole plan, by
+// "contract/check/impl/device": a run (a --case, a --filter, a shard) that holds fewer judges only
+// what it ran. A check missing here counts as complete.
+using PlannedCounts = std::map<std::string, std::int64_t>;
+std::string planned_key(const std::string& contract, const std::string& check,
+                        const std::string& impl, const std::string& device);
+
 // Groups in first-seen order; each group's outcome follows the rules in outcome.cpp.
-std::vector<CheckResult> judge_checks(const std::vector<CaseResult>& cases);
+std::vector<CheckResult> judge_checks(const std::vector<CaseResult>& cases,
+                                      const PlannedCounts& planned = {});
 Summary summarize(const std::vector<CaseResult>& cases, const std::vector<CheckResult>& checks);
 
 }  // namespace samebits

@@ -16,8 +16,18 @@ std::string to_string(Verdict verdict) {
 const std::vector<std::string>& outcome_names() {
   static const std::vector<std::string> names = {"as_expected",       "unexpected_violation",
                                                  "stale_expectation", "informational",
-                                                 "not_run",           "errored"};
+                                                 "not_run",           "errored",
+                                                 "finding",           "not_observed_in_subset"};
   return names;
+}
+
+std::string to_string(ExpectationSource source) {
+  switch (source) {
+    case ExpectationSource::promise: return "promise";
+    case ExpectationSource::observation: return "observation";
+    case ExpectationSource::none: return "none";
+  }
+  return "?";
 }
 
 std::string to_string(Outcome outcome) {

@@ -15,7 +15,7 @@
 namespace samebits {
 
 // Bumped on any change to the JSON layout: major for breaking changes, minor for additions.
-inline constexpr const char* kReportSchemaVersion = "2.0.0";
+inline constexpr const char* kReportSchemaVersion = "2.1.0";
 
 // One element where two outputs disagree.
 struct Mismatch {
@@ -53,6 +53,12 @@ struct OutputResult {
 };
 
 enum class Verdict { holds, violated, skipped, error };
+
+// Where a case's expectation comes from: the contract's promise (it holds on every machine, or is
+// "unknown"), an observation recorded on a platform whose fingerprint covers this one, or nothing
+// (the contract says "observed" and no recorded platform covers this one).
+enum class ExpectationSource { promise, observation, none };
+std::string to_string(ExpectationSource source);
 std::string to_string(Verdict verdict);
 const std::vector<std::string>& verdict_names();
 
@@ -67,8 +73,10 @@ struct CaseResult {
   std::uint64_t seed = 0;        // written as a decimal string: JSON numbers lose bits past 2^53
   Verdict verdict = Verdict::skipped;
   Expectation expected = Expectation::unknown;  // the check's, for impl on device
-  std::string reason;                           // why skipped, or the error
-  std::string baseline;                         // what the variant is compared with, in words
+  ExpectationSource expected_from = ExpectationSource::promise;
+  std::string observed_on;  // the recorded platform the expectation comes from (observation)
+  std::string reason;       // why skipped, or the error
+  std::string baseline;     // what the variant is compared with, in words
   std::string variant;
   Comparison comparison;
   std::vector<OutputResult> outputs;
@@ -86,10 +94,12 @@ struct CaseResult {
 enum class Outcome {
   as_expected,           // holds when expected to hold, or violated when expected to be violated
   unexpected_violation,  // a new violation: fails the gate
-  stale_expectation,     // expected violated but now holds: fails the gate, update the contract
+  stale_expectation,     // expected violated but now holds over the whole check: fails the gate
   informational,         // no expectation given ("unknown")
   not_run,               // every case skipped
   errored,               // some case raised an error and nothing else decided the outcome
+  finding,               // observed on no recorded platform like this one: reported, not judged
+  not_observed,          // expected violated, held in this subset of the check: not judged
 };
 std::string to_string(Outcome outcome);
 const std::vector<std::string>& outcome_names();
@@ -109,9 +119,14 @@ struct CheckResult {
   std::string impl;
   std::string device;
   Expectation expected = Expectation::unknown;
+  ExpectationSource expected_from = ExpectationSource::promise;
+  std::string observed_on;
+  // For a finding: what the nearest recorded platform of this device saw (unknown: nothing).
+  Expectation nearest_observed = Expectation::unknown;
   Verdict observed = Verdict::skipped;  // violated if any case was, else error, holds, skipped
   Outcome outcome = Outcome::not_run;
-  std::int64_t cases = 0;
+  std::int64_t planned = 0;  // the check's cases on this device in the whole contract
+  std::int64_t cases = 0;    // of those, the ones this run selected
   std::int64_t held = 0;
   std::int64_t violated = 0;
   std::int64_t skipped = 0;
@@ -131,6 +146,7 @@ struct ContractInfo {
 struct Summary {
   std::int64_t cases = 0, held = 0, violated = 0, skipped = 0, errors = 0;
   std::int64_t checks = 0, as_expected = 0, unexpected = 0, informational = 0;
+  std::int64_t findings = 0, not_observed = 0;
   int exit_code = 0;
   double duration_s = 0;
 };
@@ -144,6 +160,8 @@ struct Report {
   std::vector<ContractInfo> contracts;
   std::vector<CheckResult> checks;
   std::vector<CaseResult> cases;
+  // `run --baseline`: the comparison with the baseline (run_comparison_to_json), else null.
+  Json baseline_comparison = nullptr;
   std::optional<DispatchMap> dispatch;  // a sweep's map (samebits sweep), absent from runs
   Summary summary;
 };

@@ -1,9 +1,13 @@
 // The JSON file writer and the terminal renderings (a run's summary, a sweep's dispatch table).
 // All read the same Report; none computes anything the report does not already hold.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
+#include "contracts/platform.h"
 #include "reports/atomic_file.h"
 #include "reports/dispatch_text.h"
 #include "reports/json_report.h"
@@ -25,14 +29,51 @@ const char* mark(Outcome outcome) {
     case Outcome::informational: return "info";
     case Outcome::not_run: return "skipped";
     case Outcome::errored: return "ERROR";
+    case Outcome::finding: return "finding";
+    case Outcome::not_observed: return "not in subset";
   }
   return "?";
+}
+
+// Findings are what observed implementations did on a platform no recorded observation covers:
+// where this machine stands, and how to record it so they gate here too.
+void print_findings_note(std::FILE* out, const Report& report) {
+  const Json& settings = report.settings;
+  const PlatformFingerprint here =
+      settings.contains("platform")
+          ? fingerprint_from_json(settings.at("platform"), "report", "/settings/platform")
+          : PlatformFingerprint{};
+  fmt::print(out,
+             "{} findings: what the observed implementations did on this platform, which no "
+             "recorded platform covers ({}); they do not gate.\n",
+             report.summary.findings, here.describe());
+  if (settings.contains("nearest_platform")) {
+    const Json& near = settings.at("nearest_platform");
+    std::vector<std::string> diffs = near.at("differences").get<std::vector<std::string>>();
+    const std::string name = near.at("name").get<std::string>();
+    fmt::print(out, "Nearest recorded platform: {} ({}).\n", name, fmt::join(diffs, "; "));
+    std::vector<std::string> differing;
+    for (const auto& g : report.checks) {
+      if (g.outcome != Outcome::finding || g.nearest_observed == Expectation::unknown) continue;
+      if (to_string(g.nearest_observed) == to_string(g.observed)) continue;
+      differing.push_back(fmt::format("  {}/{}/{}: {} here, {} on {}", g.contract, g.check, g.impl,
+                                      to_string(g.observed), to_string(g.nearest_observed), name));
+    }
+    if (!differing.empty()) {
+      fmt::print(out, "Findings that differ from {}:\n{}\n", name, fmt::join(differing, "\n"));
+    }
+  }
+  fmt::print(out,
+             "To record this platform: samebits baseline write REPORT --outcomes-only --name NAME "
+             "-o contracts/observed/NAME.json, then list it in contracts/CMakeLists.txt and "
+             "rebuild, or pass it to `samebits run --observations FILE`.\n");
 }
 
 int rank(Outcome outcome) {
   if (fails_gate(outcome)) return 0;
   if (outcome == Outcome::errored) return 1;
-  return 2;
+  if (outcome == Outcome::finding) return 2;
+  return 3;
 }
 
 }  // namespace
@@ -55,15 +96,19 @@ void ConsoleSummaryWriter::do_write(const Report& report) {
   for (const auto* g : rows) {
     const std::int64_t run = g->held + g->violated;
     fmt::print(out_, "{:<{}}  {:<{}}  {:<{}}  {:<6}  {:<8}  {:<8}  {:>13}  {}\n", g->contract,
-               w_contract, g->check, w_check, g->impl, w_impl, g->device, to_string(g->expected),
+               w_contract, g->check, w_check, g->impl, w_impl, g->device,
+               g->expected_from == ExpectationSource::none ? "none" : to_string(g->expected),
                to_string(g->observed), fmt::format("{}/{}", g->violated, run), mark(g->outcome));
   }
   const Summary& s = report.summary;
-  fmt::print(out_,
-             "\n{} checks: {} as expected, {} unexpected, {} informational; {} cases: {} held, {} "
-             "violated, {} skipped, {} errors; {:.1f} s; exit {}\n",
-             s.checks, s.as_expected, s.unexpected, s.informational, s.cases, s.held, s.violated,
-             s.skipped, s.errors, s.duration_s, s.exit_code);
+  fmt::print(
+      out_,
+      "\n{} checks: {} as expected, {} unexpected, {} informational, {} findings, {} not "
+      "judged in this subset; {} cases: {} held, {} violated, {} skipped, {} errors; {:.1f} s; "
+      "exit {}\n",
+      s.checks, s.as_expected, s.unexpected, s.informational, s.findings, s.not_observed, s.cases,
+      s.held, s.violated, s.skipped, s.errors, s.duration_s, s.exit_code);
+  if (s.findings > 0) print_findings_note(out_, report);
 }
 
 void DispatchTableWriter::do_write(const Report& report) {

@@ -283,6 +283,15 @@ const BadContract kBadContracts[] = {
      with(R"({"N": {"cuda": {"range": [3, 1]}, "cpu": [1]}})",
           one_check(R"("kind": "determinism")")),
      {"bad/contract.json: /sweep/N/cuda/range: empty range: last 1 < first 3"}},
+    // "observed" is for the whole implementation: what a platform saw is recorded per platform,
+    // so a per-device object takes only promises.
+    {"ObservedInsideADeviceObject",
+     with(kSweep,
+          R"([{"kind": "determinism", "expect": {"aten": {"cpu": "observed"}, "fast": "holds"}}])"),
+     {"bad/contract.json: /checks/0/expect/aten/cpu:", "holds, violated, unknown"}},
+    {"MisspelledObserved",
+     with(kSweep, R"([{"kind": "determinism", "expect": {"aten": "observe", "fast": "holds"}}])"),
+     {"bad/contract.json: /checks/0/expect/aten:", "observed"}},
 };
 
 INSTANTIATE_TEST_SUITE_P(Parser, ContractErrorTest, ::testing::ValuesIn(kBadContracts),

@@ -191,6 +191,17 @@ TEST(ContractParser, DefaultComparisonIsBitwise) {
   EXPECT_TRUE(c.checks[0].sweep.axes.empty());
 }
 
+// "observed": no promise; the platform's recorded outcome decides (harness/expectations.h).
+TEST(ContractParser, ObservedImplementationHasNoPromise) {
+  const Contract c = parse_contract(R"({"op": "sum", "implementations": ["aten", "fast"],
+    "checks": [{"kind": "determinism", "expect": {"aten": "observed", "fast": "holds"}}]})",
+                                    "x/observed.json");
+  EXPECT_TRUE(c.checks[0].is_observed("aten"));
+  EXPECT_FALSE(c.checks[0].is_observed("fast"));
+  EXPECT_EQ(c.checks[0].expected("aten", "cpu"), Expectation::unknown);
+  EXPECT_EQ(c.checks[0].expected("fast", "cuda"), Expectation::holds);
+}
+
 TEST(ContractParser, NameDefaultsToTheFileStem) {
   const Contract c = parse_contract(R"({"op": "sum", "implementations": ["aten"],
     "checks": [{"kind": "determinism", "expect": {"aten": "holds"}}]})",

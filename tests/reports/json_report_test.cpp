@@ -102,8 +102,8 @@ TEST(JsonReport, CaseKeyOrder) {
   const Json j = report_to_json(sample_report());
   EXPECT_EQ(keys(j["cases"][0]),
             (std::vector<std::string>{"id", "contract", "check", "kind", "impl", "device", "params",
-                                      "seed", "verdict", "expected", "baseline", "variant",
-                                      "comparison", "outputs", "duration_ms"}));
+                                      "seed", "verdict", "expected", "expected_from", "baseline",
+                                      "variant", "comparison", "outputs", "duration_ms"}));
   EXPECT_EQ(keys(j["cases"][0]["outputs"][0]),
             (std::vector<std::string>{"name", "baseline_sha256", "variant_sha256", "diff"}));
 }
@@ -122,14 +122,15 @@ TEST(JsonReport, DiffAndMismatchKeyOrder) {
 
 TEST(JsonReport, CheckAndSummaryKeyOrder) {
   const Json j = report_to_json(sample_report());
-  EXPECT_EQ(keys(j["checks"][0]),
-            (std::vector<std::string>{"contract", "check", "kind", "impl", "device", "expected",
-                                      "observed", "outcome", "cases", "held", "violated", "skipped",
-                                      "errors", "violations_by_axis"}));
+  EXPECT_EQ(
+      keys(j["checks"][0]),
+      (std::vector<std::string>{"contract", "check", "kind", "impl", "device", "expected",
+                                "expected_from", "observed", "outcome", "planned", "cases", "held",
+                                "violated", "skipped", "errors", "violations_by_axis"}));
   EXPECT_EQ(keys(j["summary"]),
             (std::vector<std::string>{"cases", "held", "violated", "skipped", "errors", "checks",
-                                      "as_expected", "unexpected", "informational", "exit_code",
-                                      "duration_s"}));
+                                      "as_expected", "unexpected", "informational", "findings",
+                                      "not_observed", "exit_code", "duration_s"}));
   EXPECT_EQ(keys(j["contracts"][0]),
             (std::vector<std::string>{"name", "source", "sha256", "op", "description", "text"}));
 }

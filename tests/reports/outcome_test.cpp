@@ -41,6 +41,8 @@ struct Rule {
   Outcome outcome;
   std::string observed;
   int exit_code;
+  ExpectationSource from = ExpectationSource::promise;
+  std::int64_t planned = 0;  // the check's cases in the whole plan; 0: exactly those run
 };
 void PrintTo(const Rule& p, std::ostream* os) {
   *os << p.name;
@@ -51,8 +53,13 @@ class GateTest : public ::testing::TestWithParam<Rule> {};
 TEST_P(GateTest, OutcomeAndExitCode) {
   const Rule& rule = GetParam();
   std::vector<CaseResult> cases;
-  for (auto v : rule.verdicts) cases.push_back(case_with(v, rule.expected));
-  const auto checks = judge_checks(cases);
+  for (auto v : rule.verdicts) {
+    cases.push_back(case_with(v, rule.expected));
+    cases.back().expected_from = rule.from;
+  }
+  PlannedCounts planned;
+  if (rule.planned > 0) planned[planned_key("sum", "determinism", "aten", "cpu")] = rule.planned;
+  const auto checks = judge_checks(cases, planned);
   ASSERT_EQ(checks.size(), 1u);
   EXPECT_EQ(to_string(checks[0].outcome), to_string(rule.outcome));
   EXPECT_EQ(to_string(checks[0].observed), rule.observed);
@@ -100,6 +107,71 @@ const Rule kRules[] = {
      Outcome::unexpected_violation,
      "violated",
      1},
+    // No recorded platform covers this one: whatever ATen did is a finding, never a failure.
+    {"FindingViolated",
+     "unknown",
+     {V::holds, V::violated},
+     Outcome::finding,
+     "violated",
+     0,
+     ExpectationSource::none},
+    {"FindingHolds", "unknown", {V::holds}, Outcome::finding, "holds", 0, ExpectationSource::none},
+    {"FindingAllSkipped",
+     "unknown",
+     {V::skipped},
+     Outcome::not_run,
+     "skipped",
+     0,
+     ExpectationSource::none},
+    {"FindingErrored",
+     "unknown",
+     {V::holds, V::error},
+     Outcome::errored,
+     "error",
+     3,
+     ExpectationSource::none},
+    // An observation gates like a promise on the platform it was recorded on.
+    {"ObservationNewViolation",
+     "holds",
+     {V::violated},
+     Outcome::unexpected_violation,
+     "violated",
+     1,
+     ExpectationSource::observation},
+    // A subset (2 of 8 planned cases) that meets no expected violation is not judged; the whole
+    // check (8 of 8) that meets none is stale; a subset that meets one is as expected.
+    {"SubsetMissesExpectedViolation",
+     "violated",
+     {V::holds, V::holds},
+     Outcome::not_observed,
+     "holds",
+     0,
+     ExpectationSource::observation,
+     8},
+    {"WholeCheckMissesExpectedViolation",
+     "violated",
+     {V::holds, V::holds},
+     Outcome::stale_expectation,
+     "holds",
+     1,
+     ExpectationSource::observation,
+     2},
+    {"SubsetMeetsExpectedViolation",
+     "violated",
+     {V::violated},
+     Outcome::as_expected,
+     "violated",
+     0,
+     ExpectationSource::observation,
+     8},
+    {"SubsetNewViolationStillFails",
+     "holds",
+     {V::violated},
+     Outcome::unexpected_violation,
+     "violated",
+     1,
+     ExpectationSource::promise,
+     8},
 };
 
 INSTANTIATE_TEST_SUITE_P(Outcome, GateTest, ::testing::ValuesIn(kRules),
@@ -114,6 +186,8 @@ TEST(Gate, FailingOutcomes) {
   EXPECT_FALSE(fails_gate(Outcome::informational));
   EXPECT_FALSE(fails_gate(Outcome::not_run));
   EXPECT_FALSE(fails_gate(Outcome::errored));
+  EXPECT_FALSE(fails_gate(Outcome::finding));
+  EXPECT_FALSE(fails_gate(Outcome::not_observed));
 }
 
 TEST(Gate, GroupsByCheckImplementationAndDeviceInFirstSeenOrder) {

@@ -1,0 +1,92 @@
+// `samebits baseline write REPORT... -o BASELINE`: records what one platform did (its fingerprint,
+// every check's outcome, every case's digests, and from several runs the cases whose bits vary)
+// so later runs can gate on it or notice drift.
+#include <fmt/format.h>
+
+#include <set>
+
+#include "cli/commands.h"
+#include "reports/atomic_file.h"
+#include "reports/baseline_writer.h"
+#include "reports/outcome.h"
+#include "reports/report_reader.h"
+#include "reports/run_comparison.h"
+
+namespace samebits {
+namespace {
+
+struct BaselineOptions {
+  std::vector<std::string> reports;
+  std::string out;
+  std::string name;
+  bool outcomes_only = false;
+};
+
+int write_baseline(const BaselineOptions& o) {
+  const Report report = read_report_file(o.reports.front());
+  Baseline baseline = baseline_of(report, o.name);
+  baseline.recorded =
+      Json{{"report", o.reports.front()}, {"created", report.created}, {"tool", report.tool}};
+  // More runs of the same platform: cases whose bits differ between runs keep every set seen.
+  std::set<std::string> varied;
+  for (std::size_t i = 1; i < o.reports.size(); ++i) {
+    for (auto& id : add_run(baseline, read_report_file(o.reports[i]), o.reports[i])) {
+      varied.insert(std::move(id));
+    }
+    baseline.recorded["also_from"].push_back(o.reports[i]);
+  }
+  if (o.outcomes_only) baseline.cases.clear();
+  try {
+    write_file_atomically(o.out, render_baseline(baseline_to_json(baseline)));
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "samebits: the baseline was not written: {}\n", e.what());
+    return kExitInfrastructure;
+  }
+  fmt::print("baseline {} ({}; {} checks{}): {}\n", o.name, baseline.platform.describe(),
+             baseline.checks.size(),
+             o.outcomes_only ? "" : fmt::format(", {} cases", baseline.cases.size()), o.out);
+  if (o.reports.size() > 1 && !o.outcomes_only) {
+    fmt::print(
+        "{} of the cases gave other bits in another of the {} runs (kept as also_seen: not "
+        "reproducible from run to run on this platform){}\n",
+        varied.size(), o.reports.size(), varied.empty() ? "" : ":");
+    for (const auto& id : varied) fmt::print("  {}\n", id);
+  }
+  return kExitAsExpected;
+}
+
+}  // namespace
+
+std::shared_ptr<int> setup_baseline_command(CLI::App& app) {
+  auto o = std::make_shared<BaselineOptions>();
+  auto code = std::make_shared<int>(-1);
+  auto* cmd =
+      app.add_subcommand("baseline", "Record what a platform did, from one or more of its reports");
+  cmd->require_subcommand(1);
+  auto* write = cmd->add_subcommand(
+      "write",
+      "Write the baseline of REPORT: its platform fingerprint, every check's outcome and "
+      "(unless --outcomes-only) every case's output digests; more reports of the same "
+      "platform add the digests of cases whose bits vary from run to run");
+  write
+      ->add_option("reports", o->reports,
+                   "samebits reports (JSON) of one platform: the first is the baseline, the "
+                   "others add what varied")
+      ->required();
+  write->add_option("-o,--out", o->out, "where to write the baseline")->required();
+  write->add_option("--name", o->name, "the platform's name, e.g. h100 (default: the file's stem)");
+  write->add_flag("--outcomes-only", o->outcomes_only,
+                  "check outcomes only: an observation file to ship with contracts");
+  write->callback([o, code] {
+    BaselineOptions options = *o;
+    if (options.name.empty()) {
+      const auto slash = options.out.find_last_of('/');
+      std::string stem = options.out.substr(slash == std::string::npos ? 0 : slash + 1);
+      options.name = stem.substr(0, stem.rfind(".json"));
+    }
+    *code = write_baseline(options);
+  });
+  return code;
+}
+
+}  // namespace samebits

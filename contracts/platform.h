@@ -1,0 +1,49 @@
+// The platform fingerprint: what a machine is, as far as it can change which kernel runs and so
+// the bits (device, GPU and SM count, CPU and vector ISA, threads, library versions).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "contracts/json_document.h"
+
+namespace samebits {
+
+// Every field is a string, empty where unknown. The fields that matter, and why:
+//   device    cpu or cuda: different kernels altogether
+//   gpu       the GPU's name (NVIDIA H100 80GB HBM3): its architecture and tuning tables
+//   sm_count  multiprocessors: split-K and split-KV heuristics divide work by it
+//   cpu       the CPU's model name: oneDNN and ATen choose kernels by micro-architecture
+//   isa       ATen's CPU capability (DEFAULT, AVX2, AVX512, ...): which vectorized kernels run
+//   threads   ATen's CPU threads: parallel reductions split by it (CPU platforms only)
+//   torch     ATen's version
+//   cuda, cudnn, cublas  the runtime libraries' versions, whose heuristics pick kernels
+// Left out on purpose: the driver, host name, memory size and anything else that does not pick
+// kernels.
+struct PlatformFingerprint {
+  std::string device, gpu, sm_count, cpu, isa, threads, torch, cuda, cudnn, cublas;
+
+  // (name, value) of every field, in the order above.
+  std::vector<std::pair<std::string, std::string>> fields() const;
+  // "cpu: AMD EPYC, AVX2, 2 threads, torch 2.11.0" or "cuda: NVIDIA H100 80GB HBM3 (132 SMs),
+  // torch 2.11.0, CUDA 13.0, cuDNN 91900, cuBLAS 13.1.0".
+  std::string describe() const;
+};
+
+// A recorded fingerprint covers the current one when every field it knows equals the current
+// field: a field left empty when recording (older reports did not name the ISA) matches any.
+bool covers(const PlatformFingerprint& recorded, const PlatformFingerprint& current);
+// The fields where they differ, "isa: AVX512 here AVX2", for messages.
+std::vector<std::string> differences(const PlatformFingerprint& recorded,
+                                     const PlatformFingerprint& current);
+
+// As JSON, an object of the non-empty fields; parsed back, unknown keys are refused (ContractError
+// naming `source`, `path` and the accepted fields).
+Json fingerprint_to_json(const PlatformFingerprint& fingerprint);
+PlatformFingerprint fingerprint_from_json(const Json& json, const std::string& source,
+                                          const std::string& path);
+
+// The fingerprint of a report's "environment" block (reports of schema 1 and 2 alike).
+PlatformFingerprint fingerprint_of_environment(const Json& environment);
+
+}  // namespace samebits

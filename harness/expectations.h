@@ -1,0 +1,44 @@
+// Which expectation a case is judged against on this machine: the contract's promise, or the
+// outcome recorded on a platform whose fingerprint covers this one, or none (then a finding).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "contracts/baseline.h"
+#include "contracts/contract.h"
+#include "contracts/platform.h"
+#include "reports/report.h"
+
+namespace samebits {
+
+struct ResolvedExpectation {
+  Expectation expected = Expectation::unknown;
+  ExpectationSource from = ExpectationSource::promise;
+  std::string observed_on;  // the covering platform's name, for observations
+};
+
+class ExpectationResolver {
+ public:
+  // `recorded`: the platforms' observations (any the command names, then the embedded ones). The
+  // first that covers `here` serves every observed implementation.
+  ExpectationResolver(std::vector<Baseline> recorded, PlatformFingerprint here);
+
+  ResolvedExpectation resolve(const Contract& contract, const CheckDecl& check,
+                              const std::string& impl, const std::string& device) const;
+
+  const PlatformFingerprint& here() const { return here_; }
+  // The recorded platform that covers this one, or nullptr.
+  const Baseline* covering() const { return covering_; }
+  // Without a covering platform, the recorded one of this device that differs in the fewest fields
+  // (for "how this machine differs"), or nullptr.
+  const Baseline* nearest() const;
+  const std::vector<Baseline>& recorded() const { return recorded_; }
+
+ private:
+  std::vector<Baseline> recorded_;
+  PlatformFingerprint here_;
+  const Baseline* covering_ = nullptr;
+};
+
+}  // namespace samebits

@@ -1,0 +1,224 @@
+// Baselines through the CLI: `baseline write`, `run --baseline` (verdict changes gate, drift is
+// listed case by case and gates with --fail-on-drift, another platform is named), `report diff`.
+#include <map>
+#include <set>
+
+#include "tests/cli/cli_fixture.h"
+
+namespace samebits {
+namespace {
+
+// Determinism holds; the float64 reference is exact only for N = 1. Several sizes, so a new seed
+// changes the outputs of some cases and not of others (N = 1 rows of one element still change:
+// every case draws from its own seed).
+const char* const kContract = R"({"name": "drift", "op": "sum", "implementations": ["aten"],
+  "sweep": {"rows": [3], "N": [1, 7, 300]},
+  "checks": [{"kind": "determinism", "expect": {"aten": "holds"}},
+             {"kind": "reference", "compare": "bitwise", "expect": {"aten": "unknown"}}]})";
+
+// case id -> the digests of every output, both sides.
+std::map<std::string, std::string> digests(const Json& report) {
+  std::map<std::string, std::string> out;
+  for (const auto& c : report["cases"]) {
+    std::string d;
+    for (const auto& o : c["outputs"]) {
+      d += o["name"].get<std::string>() + ":" + o["baseline_sha256"].get<std::string>() + "/" +
+           o["variant_sha256"].get<std::string>() + ";";
+    }
+    out[c["id"]] = d;
+  }
+  return out;
+}
+
+std::set<std::string> drifted(const Json& report) {
+  std::set<std::string> out;
+  for (const auto& d : report["baseline"]["drift"]) out.insert(d["id"].get<std::string>());
+  return out;
+}
+
+class BaselineCli : public CliTest {
+ protected:
+  void SetUp() override {
+    CliTest::SetUp();
+    write_text(contract, kContract);
+    const Result r = samebits(run_args(contract));
+    ASSERT_EQ(r.exit_code, 0) << explain(r);
+    first = Json::parse(read_text(report));
+    fs::copy_file(report, dir / "first.json");
+    baseline = dir / "base.json";
+    const Result w =
+        samebits("baseline write " + quoted(report) + " -o " + quoted(baseline) + " --name here");
+    ASSERT_EQ(w.exit_code, 0) << explain(w);
+  }
+  Result run_against(const fs::path& b, const std::string& extra = "") {
+    return samebits(run_args(contract) + " --baseline " + quoted(b) + " " + extra);
+  }
+  Json first;
+  fs::path baseline;
+};
+
+TEST_F(BaselineCli, RecordsEveryCheckAndEveryCasesDigests) {
+  const Json b = Json::parse(read_text(baseline));
+  EXPECT_EQ(b["schema"], "samebits.baseline");
+  EXPECT_EQ(b["platform"], first["settings"]["platform"]);
+  EXPECT_EQ(b["checks"].size(), first["checks"].size());
+  ASSERT_EQ(b["cases"].size(), first["cases"].size());
+  for (const auto& c : first["cases"]) {
+    const Json& rec = b["cases"][c["id"].get<std::string>()];
+    EXPECT_EQ(rec["verdict"], c["verdict"]);
+    EXPECT_EQ(rec["outputs"][0][1], c["outputs"][0]["baseline_sha256"]);
+  }
+}
+
+TEST_F(BaselineCli, TheSameRunHasNoDrift) {
+  const Result r = run_against(baseline, "--fail-on-drift");
+  EXPECT_EQ(r.exit_code, 0) << explain(r);
+  const Json rep = Json::parse(read_text(report));
+  EXPECT_TRUE(rep["baseline"]["same_platform"]);
+  EXPECT_TRUE(drifted(rep).empty());
+  EXPECT_TRUE(rep["baseline"]["verdict_changes"].empty());
+  EXPECT_EQ(rep["baseline"]["cases_compared"], first["cases"].size());
+}
+
+// Another seed: drift in exactly the cases whose outputs changed, as the two reports' digests say.
+TEST_F(BaselineCli, AnotherSeedDriftsExactlyWhereOutputsChanged) {
+  Result r = run_against(baseline, "--seed 7");
+  EXPECT_EQ(r.exit_code, 0) << "drift alone does not gate\n" << explain(r);
+  const Json rep = Json::parse(read_text(report));
+  const auto before = digests(first), after = digests(rep);
+  std::set<std::string> changed;
+  for (const auto& [id, d] : after) {
+    if (before.at(id) != d) changed.insert(id);
+  }
+  ASSERT_FALSE(changed.empty()) << "precondition: seed 7 changes some outputs";
+  EXPECT_EQ(drifted(rep), changed);
+  r = run_against(baseline, "--seed 7 --fail-on-drift");
+  EXPECT_EQ(r.exit_code, 1) << explain(r);
+  EXPECT_NE(r.out.find("DRIFT"), std::string::npos) << r.out;
+}
+
+// One planted change in one recorded output: exactly that case drifts.
+TEST_F(BaselineCli, APlantedChangeDriftsInExactlyThatCase) {
+  Json b = Json::parse(read_text(baseline));
+  const std::string id = first["cases"][2]["id"];
+  std::string& sha = b["cases"][id]["outputs"][0][2].get_ref<std::string&>();
+  sha[0] = sha[0] == '0' ? '1' : '0';
+  write_text(baseline, b.dump());
+  const Result r = run_against(baseline);
+  EXPECT_EQ(r.exit_code, 0) << explain(r);
+  const Json rep = Json::parse(read_text(report));
+  EXPECT_EQ(drifted(rep), std::set<std::string>{id});
+  EXPECT_EQ(rep["baseline"]["drift"][0]["outputs"],
+            Json::array({first["cases"][2]["outputs"][0]["name"]}));
+}
+
+// A check recorded with the other verdict: a verdict change, exit 1.
+TEST_F(BaselineCli, AVerdictChangeGates) {
+  Json b = Json::parse(read_text(baseline));
+  b["checks"]["drift/determinism/aten"] = "violated";
+  write_text(baseline, b.dump());
+  const Result r = run_against(baseline);
+  EXPECT_EQ(r.exit_code, 1) << explain(r);
+  EXPECT_NE(r.out.find("CHANGED  drift/determinism/aten: violated -> holds"), std::string::npos)
+      << r.out;
+}
+
+// Recorded elsewhere: said, with the field, and not a failure by itself.
+TEST_F(BaselineCli, AnotherPlatformIsNamedNotFailed) {
+  Json b = Json::parse(read_text(baseline));
+  b["platform"]["torch"] = "2.10.0";
+  write_text(baseline, b.dump());
+  const Result r = run_against(baseline, "--fail-on-drift");
+  EXPECT_EQ(r.exit_code, 0) << explain(r);
+  EXPECT_NE(r.out.find("recorded on another platform (torch: 2.10.0 there, "), std::string::npos)
+      << r.out;
+}
+
+// A case whose bits vary from run to run (as cuDNN's fp16 padded decode does on the H100): a
+// baseline written from several runs keeps every set of digests seen, and a run that matches any
+// of them has not drifted. Here the second "run" is the first report with one digest planted.
+TEST_F(BaselineCli, SeveralRunsRecordTheCasesThatVary) {
+  Json second = first;
+  const std::string id = first["cases"][1]["id"];
+  std::string& sha = second["cases"][1]["outputs"][0]["variant_sha256"].get_ref<std::string&>();
+  sha[0] = sha[0] == '0' ? '1' : '0';
+  write_text(dir / "second.json", second.dump());
+
+  // Negative control: the planted run alone as the baseline; this run drifts in that case only.
+  const fs::path planted = dir / "planted.json";
+  ASSERT_EQ(samebits("baseline write " + quoted(dir / "second.json") + " -o " + quoted(planted))
+                .exit_code,
+            0);
+  Result r = run_against(planted, "--fail-on-drift");
+  EXPECT_EQ(r.exit_code, 1) << explain(r);
+  EXPECT_EQ(drifted(Json::parse(read_text(report))), std::set<std::string>{id});
+
+  // Both runs: the case is listed as varying, and this run matches the set it also saw.
+  const fs::path both = dir / "both.json";
+  const Result w = samebits("baseline write " + quoted(dir / "second.json") + " " +
+                            quoted(dir / "first.json") + " -o " + quoted(both));
+  ASSERT_EQ(w.exit_code, 0) << explain(w);
+  EXPECT_NE(w.out.find("1 of the cases gave other bits in another of the 2 runs"),
+            std::string::npos)
+      << w.out;
+  EXPECT_NE(w.out.find("  " + id + "\n"), std::string::npos) << w.out;
+  EXPECT_EQ(Json::parse(read_text(both))["cases"][id]["also_seen"].size(), 1u);
+  r = run_against(both, "--fail-on-drift");
+  EXPECT_EQ(r.exit_code, 0) << explain(r);
+  const Json rep = Json::parse(read_text(report));
+  EXPECT_TRUE(drifted(rep).empty());
+  EXPECT_EQ(rep["baseline"]["matched_also_seen"], Json::array({id}));
+}
+
+// A baseline records one platform and one verdict per check: reports that disagree are refused.
+TEST_F(BaselineCli, RunsOfAnotherPlatformOrVerdictAreRefused) {
+  Json other = first;
+  other["environment"]["torch"]["version"] = "2.10.0";
+  write_text(dir / "other.json", other.dump());
+  Result r = samebits("baseline write " + quoted(dir / "first.json") + " " +
+                      quoted(dir / "other.json") + " -o " + quoted(dir / "b.json"));
+  EXPECT_EQ(r.exit_code, 2) << explain(r);
+  EXPECT_NE(r.err.find("other.json: ran on another platform than the first report (torch: "),
+            std::string::npos)
+      << r.err;
+  Json flipped = first;
+  flipped["checks"][0]["observed"] = "violated";
+  write_text(dir / "flipped.json", flipped.dump());
+  r = samebits("baseline write " + quoted(dir / "first.json") + " " + quoted(dir / "flipped.json") +
+               " -o " + quoted(dir / "b.json"));
+  EXPECT_EQ(r.exit_code, 2) << explain(r);
+  EXPECT_NE(r.err.find("check drift/determinism/aten is violated there and holds in the first"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(dir / "b.json"));
+}
+
+TEST_F(BaselineCli, ReportDiffNamesVerdictAndDigestChanges) {
+  // Before: seed 0. After: seed 7, and a determinism verdict flipped by hand in the first report.
+  ASSERT_EQ(samebits(run_args(contract) + " --seed 7").exit_code, 0);
+  Json before = first;
+  before["checks"][0]["observed"] = "violated";
+  write_text(dir / "before.json", before.dump());
+  const fs::path json = dir / "diff.json";
+  const Result r = samebits("report diff " + quoted(dir / "before.json") + " " + quoted(report) +
+                            " --json " + quoted(json));
+  EXPECT_EQ(r.exit_code, 1) << explain(r);
+  const Json d = Json::parse(read_text(json));
+  ASSERT_EQ(d["verdict_changes"].size(), 1u);
+  EXPECT_EQ(d["verdict_changes"][0]["check"], "drift/determinism/aten");
+  std::set<std::string> changed;
+  const auto a = digests(first), b = digests(Json::parse(read_text(report)));
+  for (const auto& [id, v] : b) {
+    if (a.at(id) != v) changed.insert(id);
+  }
+  std::set<std::string> listed;
+  for (const auto& x : d["drift"]) listed.insert(x["id"].get<std::string>());
+  EXPECT_EQ(listed, changed);
+  // The same report against itself: nothing changed, exit 0.
+  const Result same = samebits("report diff " + quoted(report) + " " + quoted(report));
+  EXPECT_EQ(same.exit_code, 0) << explain(same);
+  EXPECT_NE(same.out.find("0 verdict changes"), std::string::npos) << same.out;
+}
+
+}  // namespace
+}  // namespace samebits

@@ -1,0 +1,90 @@
+// Which expectation a case is judged against: the contract's promise; else the observation of the
+// first recorded platform that covers this one; else none (a finding). And the nearest platform.
+#include "harness/expectations.h"
+
+#include <gtest/gtest.h>
+
+namespace samebits {
+namespace {
+
+const Contract& contract() {
+  static const Contract c = parse_contract(R"({"name": "c", "op": "sum",
+    "implementations": ["aten", "samebits"],
+    "checks": [{"kind": "determinism", "expect": {"aten": "observed", "samebits": "holds"}},
+               {"kind": "reference", "expect": {"aten": "observed", "samebits": "holds"}}]})",
+                                           "t/c.json");
+  return c;
+}
+
+PlatformFingerprint cpu(const std::string& model, const std::string& isa) {
+  PlatformFingerprint f;
+  f.device = "cpu";
+  f.cpu = model;
+  f.isa = isa;
+  f.threads = "2";
+  f.torch = "2.11.0";
+  return f;
+}
+
+Baseline recorded(const std::string& name, PlatformFingerprint p, Expectation determinism) {
+  Baseline b;
+  b.name = name;
+  b.platform = std::move(p);
+  b.checks["c/determinism/aten"] = determinism;
+  return b;
+}
+
+TEST(Expectations, APromiseIsKeptWhateverIsRecorded) {
+  const ExpectationResolver r({recorded("x", cpu("X", "AVX2"), Expectation::violated)},
+                              cpu("X", "AVX2"));
+  const auto e = r.resolve(contract(), contract().checks[0], "samebits", "cpu");
+  EXPECT_EQ(e.expected, Expectation::holds);
+  EXPECT_EQ(e.from, ExpectationSource::promise);
+}
+
+TEST(Expectations, TheCoveringPlatformsObservation) {
+  const ExpectationResolver r({recorded("x", cpu("X", "AVX2"), Expectation::violated)},
+                              cpu("X", "AVX2"));
+  const auto e = r.resolve(contract(), contract().checks[0], "aten", "cpu");
+  EXPECT_EQ(e.expected, Expectation::violated);
+  EXPECT_EQ(e.from, ExpectationSource::observation);
+  EXPECT_EQ(e.observed_on, "x");
+  // Recorded, but no case of the check ran there: nothing was seen, nothing is expected.
+  const auto none = r.resolve(contract(), contract().checks[1], "aten", "cpu");
+  EXPECT_EQ(none.expected, Expectation::unknown);
+  EXPECT_EQ(none.from, ExpectationSource::observation);
+}
+
+TEST(Expectations, NoCoveringPlatformMeansAFinding) {
+  const ExpectationResolver r({recorded("x", cpu("X", "AVX512"), Expectation::violated)},
+                              cpu("X", "AVX2"));
+  EXPECT_EQ(r.covering(), nullptr);
+  const auto e = r.resolve(contract(), contract().checks[0], "aten", "cpu");
+  EXPECT_EQ(e.from, ExpectationSource::none);
+  EXPECT_EQ(e.expected, Expectation::unknown);
+}
+
+TEST(Expectations, TheFirstCoveringPlatformWins) {
+  const ExpectationResolver r({recorded("mine", cpu("X", "AVX2"), Expectation::holds),
+                               recorded("shipped", cpu("X", ""), Expectation::violated)},
+                              cpu("X", "AVX2"));
+  ASSERT_NE(r.covering(), nullptr);
+  EXPECT_EQ(r.covering()->name, "mine");
+  EXPECT_EQ(r.resolve(contract(), contract().checks[0], "aten", "cpu").expected,
+            Expectation::holds);
+}
+
+TEST(Expectations, NearestIsTheSameDeviceWithFewestDifferences) {
+  PlatformFingerprint gpu;
+  gpu.device = "cuda";
+  const ExpectationResolver r({recorded("gpu", gpu, Expectation::holds),
+                               recorded("far", cpu("Y", "AVX512"), Expectation::holds),
+                               recorded("near", cpu("Y", "AVX2"), Expectation::holds)},
+                              cpu("X", "AVX2"));
+  EXPECT_EQ(r.covering(), nullptr);
+  ASSERT_NE(r.nearest(), nullptr);
+  EXPECT_EQ(r.nearest()->name, "near");
+}
+
+}  // namespace
+}  // namespace samebits
