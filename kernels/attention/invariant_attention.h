@@ -1,0 +1,70 @@
+// Batch-invariant attention: O = softmax(Q K^T * scale) V and the log-sum-exp per query row, each
+// row's bits a function of its own sequence alone (invariant_attention_order.h). No torch here.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+#include "kernels/common/status.h"
+
+namespace samebits::kernels {
+
+// One problem covers the dense [B, H, L, d] layout, packed variable-length sequences and a paged
+// KV cache; strides are in elements. Sequence b has q_len(b) new queries and kv_len(b) keys; its
+// queries are its last q_len(b) positions: query i sits at absolute position kv_len(b) - q_len(b)
+// + i (so prefill, chunked prefill and decode address the same keys the same way).
+//  - q_len(b) = q_offsets ? q_offsets[b + 1] - q_offsets[b] : q_len
+//  - kv_len(b) = kv_lengths ? kv_lengths[b] : kv_offsets ? kv_offsets[b + 1] - kv_offsets[b] :
+//  kv_len
+//  - query i of sequence b, head h, element j (out likewise with out_* strides):
+//      q[b * q_seq_stride + ((q_offsets ? q_offsets[b] : 0) + i) * q_token_stride
+//        + h * q_head_stride + j]
+//  - lse (float32) likewise with lse_seq_stride, lse_token_stride, lse_head_stride
+//  - the key at absolute position t of sequence b, KV head g = h / (heads / kv_heads), element j:
+//      with block_table: page = block_table[b * block_table_stride + t / page_size],
+//        k[page * k_page_stride + (t % page_size) * k_token_stride + g * k_head_stride + j]
+//      without: k[b * k_page_stride + ((kv_offsets ? kv_offsets[b] : 0) + t) * k_token_stride
+//                 + g * k_head_stride + j]
+//    values likewise with the v_* strides.
+// Every pointer lives on the device for the CUDA path and on the host for the twin.
+struct AttentionProblem {
+  DType dtype = DType::bf16;  // of q, k, v and out: bf16 or f16
+  std::int64_t sequences = 0, heads = 0, kv_heads = 0, head_dim = 0;
+  float scale = 0.0f;  // the softmax scale, usually 1 / sqrt(head_dim)
+  bool causal = true;
+
+  const void* q = nullptr;
+  const std::int64_t* q_offsets = nullptr;
+  std::int64_t q_len = 0, max_q_len = 0;  // max_q_len bounds every q_len(b): it sizes the launch
+  std::int64_t q_seq_stride = 0, q_token_stride = 0, q_head_stride = 0;
+
+  const void* k = nullptr;
+  const void* v = nullptr;
+  const std::int64_t* kv_offsets = nullptr;
+  const std::int64_t* kv_lengths = nullptr;
+  std::int64_t kv_len = 0;
+  const std::int32_t* block_table = nullptr;
+  std::int64_t block_table_stride = 0, page_size = 0;
+  std::int64_t k_page_stride = 0, k_token_stride = 0, k_head_stride = 0;
+  std::int64_t v_page_stride = 0, v_token_stride = 0, v_head_stride = 0;
+
+  void* out = nullptr;
+  std::int64_t out_seq_stride = 0, out_token_stride = 0, out_head_stride = 0;
+  float* lse = nullptr;  // may be nullptr
+  std::int64_t lse_seq_stride = 0, lse_token_stride = 0, lse_head_stride = 0;
+};
+
+// Head dims the kernels take.
+bool attention_head_dim_supported(std::int64_t head_dim);
+
+// The sizes and pointers both paths need: a supported dtype and head dim, heads a multiple of
+// kv_heads, at most 65535 sequences and heads, a positive page size with a block table.
+Status attention_problem_check(const AttentionProblem& p);
+
+Status invariant_attention_cuda(const AttentionProblem& p, cudaStream_t stream);
+
+// The CPU twin: the same operations in the same order, so the same bits as the CUDA path.
+Status invariant_attention_cpu(const AttentionProblem& p);
+
+}  // namespace samebits::kernels
