@@ -183,6 +183,12 @@ const std::vector<SdpaImpl>& sdpa_impls() {
        "the CUTLASS memory-efficient backend forced (CUDA only; storage offsets must be aligned)"},
       {"aten.cudnn", B::cudnn_attention, false, true,
        "the cuDNN fused attention backend forced (CUDA only; float16/bfloat16)"},
+      {"samebits", std::nullopt, true, true,
+       "torch.ops.samebits.attention (dense batches) and attention_varlen (padded or packed "
+       "batches reach it as packed sequences with offsets: it takes lengths, not masks): "
+       "float16/bfloat16, head dims 64, 128 and 256, splits and tiles at absolute key positions "
+       "(kernels/attention/invariant_attention_order.h)",
+       true},
   };
   return impls;
 }
@@ -210,6 +216,8 @@ std::string sdpa_backend_name(at::SDPBackend backend) {
 }
 
 at::Tensor attend(const AttentionCall& c, const SdpaImpl& impl) {
+  if (impl.bundled)
+    throw std::logic_error("attend() is ATen's SDPA; samebits goes through sdpa_samebits.h");
   const OnlyBackendGuard only(impl.force);
   at::SDPBackend backend = at::SDPBackend::math;
   if (impl.force) {

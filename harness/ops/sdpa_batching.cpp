@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "harness/ops/sdpa_samebits.h"
+
 namespace samebits {
 namespace {
 
@@ -38,6 +40,7 @@ at::Tensor visible_keys(std::int64_t lq, std::int64_t lk, bool causal, const at:
 
 at::Tensor attend_batch(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
                         const SdpaSetup& setup) {
+  if (setup.impl->bundled) return samebits_attend_batch(q, k, v, setup.causal);
   AttentionCall call{q, k, v, std::nullopt, false, setup.enable_gqa};
   const std::int64_t lq = q.size(2), lk = k.size(2);
   if (setup.causal && lq == lk) {
@@ -52,6 +55,8 @@ std::vector<at::Tensor> attend_varlen(const std::vector<at::Tensor>& qs,
                                       const std::vector<at::Tensor>& ks,
                                       const std::vector<at::Tensor>& vs, PaddingMode mode,
                                       const at::Scalar& fill, const SdpaSetup& setup) {
+  // samebits takes lengths: every padding mode reaches it as packed sequences with offsets.
+  if (setup.impl->bundled) return samebits_attend_varlen(qs, ks, vs, setup.causal);
   std::vector<Span> spans;
   at::Tensor q, k, v;
   if (mode == PaddingMode::packed) {

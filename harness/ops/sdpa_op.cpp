@@ -143,6 +143,14 @@ class SdpaOp final : public Op {
       return fmt::format("{} on CUDA takes float16 and bfloat16 only, not {}", impl.name,
                          p.text("dtype"));
     }
+    if (impl.bundled && !is_16_bit(dtype)) {
+      return fmt::format("samebits attention takes float16 and bfloat16, not {}", p.text("dtype"));
+    }
+    if (impl.bundled) {
+      const std::int64_t d = p.integer("head_dim");
+      if (d != 64 && d != 128 && d != 256)
+        return fmt::format("samebits attention takes head dims 64, 128 and 256, not {}", d);
+    }
     if (device.is_cuda() && dtype == at::kDouble &&
         impl.force == at::SDPBackend::efficient_attention) {
       return "aten.efficient on CUDA takes float16, bfloat16 and float32, not float64";

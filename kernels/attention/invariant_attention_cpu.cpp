@@ -38,7 +38,7 @@ Partial split_partial(const AttentionProblem& p, std::int64_t b, std::int64_t g,
   const int d = static_cast<int>(p.head_dim);
   Partial s;
   s.acc.assign(d, 0.0f);
-  std::vector<float> key(d);
+  std::vector<float> key(d), values(order::kKeyTile * d);
   float x[order::kKeyTile], prob[order::kKeyTile], leaves[order::kTileSumLeaves];
   for (std::int64_t tile = begin; tile < end; tile += order::kKeyTile) {
     float tile_max = -INFINITY;
@@ -62,14 +62,17 @@ Partial split_partial(const AttentionProblem& p, std::int64_t b, std::int64_t g,
     const float l_scaled = s.l * alpha;
     s.l = l_scaled + l_tile;
     s.m = m_new;
+    // The tile's visible values as floats, then pv[j] over c ascending (the order's step 2).
+    const int visible =
+        static_cast<int>(end - tile < order::kKeyTile ? end - tile : order::kKeyTile);
+    for (int c = 0; c < visible; ++c) {
+      const std::int64_t at = layout::kv_offset(p, b, tile + c, p.v_page_stride, p.v_token_stride) +
+                              g * p.v_head_stride;
+      for (int j = 0; j < d; ++j) values[c * d + j] = load(p.v, at + j, p.dtype);
+    }
     for (int j = 0; j < d; ++j) {
       float pv = 0.0f;
-      for (int c = 0; c < order::kKeyTile && tile + c < end; ++c) {
-        const std::int64_t at =
-            layout::kv_offset(p, b, tile + c, p.v_page_stride, p.v_token_stride) +
-            g * p.v_head_stride + j;
-        pv = fmaf(prob[c], load(p.v, at, p.dtype), pv);
-      }
+      for (int c = 0; c < visible; ++c) pv = fmaf(prob[c], values[c * d + j], pv);
       const float scaled = s.acc[j] * alpha;
       s.acc[j] = scaled + pv;
     }

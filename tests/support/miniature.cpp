@@ -44,8 +44,10 @@ void shrink(SweepDecl& sweep, const std::string& op) {
       if (axis.name == "lengths") {
         for (auto& v : values) v = scaled_lengths(v, op == "sdpa" ? 12 : 40);
       } else if (const auto cap = caps().find(axis.name); cap != caps().end()) {
+        // sdpa keeps d = 64, the smallest head dim the bundled attention takes.
+        const std::int64_t limit = op == "sdpa" && axis.name == "head_dim" ? 64 : cap->second;
         for (auto& v : values) {
-          if (v.is_number_integer()) v = std::min(v.get<std::int64_t>(), cap->second);
+          if (v.is_number_integer()) v = std::min(v.get<std::int64_t>(), limit);
         }
       }
       values = unique(values);

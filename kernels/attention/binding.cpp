@@ -1,0 +1,355 @@
+// The torch face of the invariant attention: checks tensors (naming the argument and what it
+// accepts), fills one AttentionProblem per layout, runs the CPU twin or the CUDA kernel, and
+// registers torch.ops.samebits.attention, attention_varlen and attention_with_kvcache.
+#include "kernels/attention/binding.h"
+
+#include <ATen/cuda/CUDAContext.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <torch/library.h>
+
+#include <cmath>
+#include <string>
+
+#include "kernels/attention/invariant_attention.h"
+#include "kernels/common/binding_support.h"
+
+namespace samebits {
+namespace {
+
+namespace k = kernels;
+
+k::DType attention_dtype(const at::Tensor& q, const char* op) {
+  if (q.scalar_type() == at::kBFloat16) return k::DType::bf16;
+  if (q.scalar_type() == at::kHalf) return k::DType::f16;
+  TORCH_CHECK(false, "samebits.", op, ": q takes bfloat16 or float16, not ", q.scalar_type());
+}
+
+// k, v (and the rest) share q's dtype and device; the last dim is walked with stride 1.
+at::Tensor like_q(const at::Tensor& x, const char* name, const at::Tensor& q, const char* op) {
+  TORCH_CHECK(x.scalar_type() == q.scalar_type(), "samebits.", op, ": ", name,
+              " must have q's dtype ", q.scalar_type(), ", got ", x.scalar_type());
+  TORCH_CHECK(x.device() == q.device(), "samebits.", op, ": ", name, " must be on q's device ",
+              q.device(), ", got ", x.device());
+  return x.stride(-1) == 1 ? x : x.contiguous();
+}
+
+at::Tensor offsets_on(const at::Tensor& offsets, const char* name, std::int64_t sequences,
+                      const at::Tensor& q, const char* op) {
+  TORCH_CHECK(
+      offsets.scalar_type() == at::kLong && offsets.dim() == 1 && offsets.numel() == sequences + 1,
+      "samebits.", op, ": ", name, " must be int64 [B + 1], got ", offsets.scalar_type(), " ",
+      offsets.sizes());
+  TORCH_CHECK(offsets.device() == q.device(), "samebits.", op, ": ", name,
+              " must be on q's device ", q.device(), ", got ", offsets.device());
+  return offsets.contiguous();
+}
+
+// H, Hkv and d: supported, H a multiple of Hkv, d shared by q, k and v.
+void check_heads(std::int64_t heads, std::int64_t kv_heads, std::int64_t d, std::int64_t k_d,
+                 std::int64_t v_d, const char* op) {
+  TORCH_CHECK(k::attention_head_dim_supported(d), "samebits.", op,
+              ": head dim d must be 64, 128 or 256, got ", d);
+  TORCH_CHECK(k_d == d && v_d == d, "samebits.", op, ": q, k and v must share d = ", d, ", got k ",
+              k_d, " and v ", v_d);
+  TORCH_CHECK(heads >= 1 && heads <= 65535 && kv_heads >= 1 && heads % kv_heads == 0, "samebits.",
+              op, ": H (", heads, ") must be a multiple of Hkv (", kv_heads,
+              "), both in [1, 65535]");
+}
+
+float softmax_scale(std::optional<double> scale, std::int64_t d) {
+  return scale ? static_cast<float>(*scale) : 1.0f / std::sqrt(static_cast<float>(d));
+}
+
+AttentionOutputs run(k::AttentionProblem& p, const at::Tensor& q, at::Tensor out, at::Tensor lse,
+                     const char* op) {
+  p.out = out.mutable_data_ptr();
+  p.lse = lse.mutable_data_ptr<float>();
+  if (q.is_cuda()) {
+    const c10::cuda::CUDAGuard guard(q.device());
+    check_kernel_status(k::invariant_attention_cuda(p, at::cuda::getCurrentCUDAStream()), op);
+  } else {
+    TORCH_CHECK(q.is_cpu(), "samebits.", op, " runs on CPU or CUDA tensors, not ", q.device());
+    check_kernel_status(k::invariant_attention_cpu(p), op);
+  }
+  return {out, lse};
+}
+
+}  // namespace
+
+AttentionOutputs invariant_attention(const at::Tensor& q_in, const at::Tensor& k_in,
+                                     const at::Tensor& v_in, bool causal,
+                                     std::optional<double> scale) {
+  const char* op = "attention";
+  TORCH_CHECK(q_in.dim() == 4 && k_in.dim() == 4 && v_in.dim() == 4, "samebits.", op,
+              ": q, k and v must be [B, H, L, d], got ", q_in.sizes(), ", ", k_in.sizes(), ", ",
+              v_in.sizes());
+  const k::DType dtype = attention_dtype(q_in, op);
+  const at::Tensor q = q_in.stride(-1) == 1 ? q_in : q_in.contiguous();
+  const at::Tensor kk = like_q(k_in, "k", q, op), v = like_q(v_in, "v", q, op);
+  const std::int64_t batch = q.size(0), heads = q.size(1), lq = q.size(2), d = q.size(3);
+  check_heads(heads, kk.size(1), d, kk.size(3), v.size(3), op);
+  TORCH_CHECK(kk.size(0) == batch && v.size(0) == batch && v.size(1) == kk.size(1) &&
+                  v.size(2) == kk.size(2),
+              "samebits.", op, ": k and v must be [B, Hkv, Lk, d] with B = ", batch, ", got ",
+              kk.sizes(), " and ", v.sizes());
+  TORCH_CHECK(batch <= 65535, "samebits.", op, ": at most 65535 sequences, got ", batch);
+  k::AttentionProblem p;
+  p.dtype = dtype;
+  p.sequences = batch;
+  p.heads = heads;
+  p.kv_heads = kk.size(1);
+  p.head_dim = d;
+  p.scale = softmax_scale(scale, d);
+  p.causal = causal;
+  p.q = q.const_data_ptr();
+  p.q_len = p.max_q_len = lq;
+  p.q_seq_stride = q.stride(0);
+  p.q_head_stride = q.stride(1);
+  p.q_token_stride = q.stride(2);
+  p.k = kk.const_data_ptr();
+  p.v = v.const_data_ptr();
+  p.kv_len = kk.size(2);
+  p.k_page_stride = kk.stride(0);
+  p.k_head_stride = kk.stride(1);
+  p.k_token_stride = kk.stride(2);
+  p.v_page_stride = v.stride(0);
+  p.v_head_stride = v.stride(1);
+  p.v_token_stride = v.stride(2);
+  at::Tensor out = at::empty({batch, heads, lq, d}, q.options());
+  at::Tensor lse = at::empty({batch, heads, lq}, q.options().dtype(at::kFloat));
+  p.out_seq_stride = heads * lq * d;
+  p.out_head_stride = lq * d;
+  p.out_token_stride = d;
+  p.lse_seq_stride = heads * lq;
+  p.lse_head_stride = lq;
+  p.lse_token_stride = 1;
+  return run(p, q, out, lse, op);
+}
+
+AttentionOutputs invariant_attention_varlen(const at::Tensor& q_in, const at::Tensor& k_in,
+                                            const at::Tensor& v_in, const at::Tensor& q_offsets_in,
+                                            const at::Tensor& kv_offsets_in, std::int64_t max_q_len,
+                                            bool causal, std::optional<double> scale) {
+  const char* op = "attention_varlen";
+  TORCH_CHECK(q_in.dim() == 3 && k_in.dim() == 3 && v_in.dim() == 3, "samebits.", op,
+              ": q must be [Tq, H, d] and k, v [Tk, Hkv, d], got ", q_in.sizes(), ", ",
+              k_in.sizes(), ", ", v_in.sizes());
+  const k::DType dtype = attention_dtype(q_in, op);
+  const at::Tensor q = q_in.stride(-1) == 1 ? q_in : q_in.contiguous();
+  const at::Tensor kk = like_q(k_in, "k", q, op), v = like_q(v_in, "v", q, op);
+  check_heads(q.size(1), kk.size(1), q.size(2), kk.size(2), v.size(2), op);
+  TORCH_CHECK(v.size(0) == kk.size(0) && v.size(1) == kk.size(1), "samebits.", op,
+              ": k and v must have the same shape, got ", kk.sizes(), " and ", v.sizes());
+  const std::int64_t sequences = q_offsets_in.numel() - 1;
+  TORCH_CHECK(sequences >= 0 && sequences <= 65535, "samebits.", op,
+              ": q_offsets must hold B + 1 entries with B in [0, 65535], got ",
+              q_offsets_in.numel());
+  const at::Tensor q_offsets = offsets_on(q_offsets_in, "q_offsets", sequences, q, op);
+  const at::Tensor kv_offsets = offsets_on(kv_offsets_in, "kv_offsets", sequences, q, op);
+  max_q_len = checked_longest_row(q_offsets, q.size(0), "q.size(0)", max_q_len, op);
+  checked_longest_row(kv_offsets, kk.size(0), "k.size(0)", -1, op);
+  k::AttentionProblem p;
+  p.dtype = dtype;
+  p.sequences = sequences;
+  p.heads = q.size(1);
+  p.kv_heads = kk.size(1);
+  p.head_dim = q.size(2);
+  p.scale = softmax_scale(scale, p.head_dim);
+  p.causal = causal;
+  p.q = q.const_data_ptr();
+  p.q_offsets = q_offsets.const_data_ptr<std::int64_t>();
+  p.max_q_len = max_q_len;
+  p.q_token_stride = q.stride(0);
+  p.q_head_stride = q.stride(1);
+  p.k = kk.const_data_ptr();
+  p.v = v.const_data_ptr();
+  p.kv_offsets = kv_offsets.const_data_ptr<std::int64_t>();
+  p.k_token_stride = kk.stride(0);
+  p.k_head_stride = kk.stride(1);
+  p.v_token_stride = v.stride(0);
+  p.v_head_stride = v.stride(1);
+  at::Tensor out = at::empty(q.sizes(), q.options());
+  at::Tensor lse = at::empty({p.heads, q.size(0)}, q.options().dtype(at::kFloat));
+  p.out_token_stride = p.heads * p.head_dim;
+  p.out_head_stride = p.head_dim;
+  p.lse_token_stride = 1;
+  p.lse_head_stride = q.size(0);
+  return run(p, q, out, lse, op);
+}
+
+AttentionOutputs invariant_attention_with_kvcache(
+    const at::Tensor& q_in, const at::Tensor& k_cache, const at::Tensor& v_cache,
+    const at::Tensor& block_table_in, const at::Tensor& cache_lengths_in,
+    const at::Tensor& q_offsets_in, const std::optional<at::Tensor>& k_new,
+    const std::optional<at::Tensor>& v_new, std::int64_t max_q_len, bool causal,
+    std::optional<double> scale) {
+  const char* op = "attention_with_kvcache";
+  TORCH_CHECK(q_in.dim() == 3 && k_cache.dim() == 4 && v_cache.dim() == 4, "samebits.", op,
+              ": q must be [Tq, H, d] and k_cache, v_cache [pages, page_size, Hkv, d], got ",
+              q_in.sizes(), ", ", k_cache.sizes(), ", ", v_cache.sizes());
+  const k::DType dtype = attention_dtype(q_in, op);
+  const at::Tensor q = q_in.stride(-1) == 1 ? q_in : q_in.contiguous();
+  TORCH_CHECK(k_cache.stride(-1) == 1 && v_cache.stride(-1) == 1, "samebits.", op,
+              ": k_cache and v_cache must have a contiguous last dim (they are written in place)");
+  like_q(k_cache, "k_cache", q, op);
+  like_q(v_cache, "v_cache", q, op);
+  TORCH_CHECK(k_cache.sizes() == v_cache.sizes(), "samebits.", op,
+              ": k_cache and v_cache must have the same shape, got ", k_cache.sizes(), " and ",
+              v_cache.sizes());
+  check_heads(q.size(1), k_cache.size(2), q.size(2), k_cache.size(3), v_cache.size(3), op);
+  const std::int64_t sequences = q_offsets_in.numel() - 1;
+  TORCH_CHECK(sequences >= 0 && sequences <= 65535, "samebits.", op,
+              ": q_offsets must hold B + 1 entries with B in [0, 65535], got ",
+              q_offsets_in.numel());
+  const at::Tensor q_offsets = offsets_on(q_offsets_in, "q_offsets", sequences, q, op);
+  max_q_len = checked_longest_row(q_offsets, q.size(0), "q.size(0)", max_q_len, op);
+  TORCH_CHECK(block_table_in.scalar_type() == at::kInt && block_table_in.dim() == 2 &&
+                  block_table_in.size(0) == sequences && block_table_in.device() == q.device(),
+              "samebits.", op, ": block_table must be int32 [B, max_pages] on q's device, got ",
+              block_table_in.scalar_type(), " ", block_table_in.sizes(), " on ",
+              block_table_in.device());
+  TORCH_CHECK(cache_lengths_in.scalar_type() == at::kLong && cache_lengths_in.dim() == 1 &&
+                  cache_lengths_in.numel() == sequences && cache_lengths_in.device() == q.device(),
+              "samebits.", op, ": cache_lengths must be int64 [B] on q's device, got ",
+              cache_lengths_in.scalar_type(), " ", cache_lengths_in.sizes());
+  TORCH_CHECK(k_new.has_value() == v_new.has_value(), "samebits.", op,
+              ": give k_new and v_new together, or neither");
+  const at::Tensor block_table = block_table_in.contiguous();
+  const at::Tensor q_lens = q_offsets.slice(0, 1) - q_offsets.slice(0, 0, -1);
+  const at::Tensor kv_lengths = (cache_lengths_in + q_lens).contiguous();
+  // Every page a sequence reaches must exist: checked on the host before anything is read.
+  const std::int64_t pages = k_cache.size(0), page_size = k_cache.size(1);
+  {
+    const at::Tensor lengths = kv_lengths.cpu(), cached = cache_lengths_in.cpu();
+    const at::Tensor table = block_table.cpu();
+    const auto* len = lengths.const_data_ptr<std::int64_t>();
+    const auto* had = cached.const_data_ptr<std::int64_t>();
+    const auto* t = table.const_data_ptr<std::int32_t>();
+    const std::int64_t slots = block_table.size(1);
+    for (std::int64_t b = 0; b < sequences; ++b) {
+      TORCH_CHECK(had[b] >= 0, "samebits.", op, ": cache_lengths[", b, "] = ", had[b],
+                  " is negative");
+      const std::int64_t used = (len[b] + page_size - 1) / page_size;
+      TORCH_CHECK(used <= slots, "samebits.", op, ": sequence ", b, " needs ", used, " pages of ",
+                  page_size, " for ", len[b], " keys; block_table has ", slots);
+      for (std::int64_t s = 0; s < used; ++s) {
+        TORCH_CHECK(t[b * slots + s] >= 0 && t[b * slots + s] < pages, "samebits.", op,
+                    ": block_table[", b, "][", s, "] = ", t[b * slots + s],
+                    " is not a page of k_cache (0 .. ", pages - 1, ")");
+      }
+    }
+  }
+  if (k_new) {
+    for (const at::Tensor* x : {&*k_new, &*v_new}) {
+      TORCH_CHECK(x->dim() == 3 && x->size(0) == q.size(0) && x->size(1) == k_cache.size(2) &&
+                      x->size(2) == k_cache.size(3) && x->scalar_type() == q.scalar_type() &&
+                      x->device() == q.device(),
+                  "samebits.", op, ": k_new and v_new must be [Tq, Hkv, d] = [", q.size(0), ", ",
+                  k_cache.size(2), ", ", k_cache.size(3), "] like q, got ", x->sizes());
+    }
+    // Token r of sequence b goes to position cache_lengths[b] + (r - q_offsets[b]).
+    const at::Tensor seq = at::repeat_interleave(at::arange(sequences, q_offsets.options()), q_lens,
+                                                 std::nullopt, q.size(0));
+    const at::Tensor position = cache_lengths_in.index({seq}) +
+                                at::arange(q.size(0), q_offsets.options()) - q_offsets.index({seq});
+    const at::Tensor page =
+        block_table.index({seq, at::floor_divide(position, page_size)}).to(at::kLong);
+    const at::Tensor slot = at::remainder(position, page_size);
+    at::Tensor kc = k_cache, vc = v_cache;
+    kc.index_put_({page, slot}, *k_new);
+    vc.index_put_({page, slot}, *v_new);
+  }
+  k::AttentionProblem p;
+  p.dtype = dtype;
+  p.sequences = sequences;
+  p.heads = q.size(1);
+  p.kv_heads = k_cache.size(2);
+  p.head_dim = q.size(2);
+  p.scale = softmax_scale(scale, p.head_dim);
+  p.causal = causal;
+  p.q = q.const_data_ptr();
+  p.q_offsets = q_offsets.const_data_ptr<std::int64_t>();
+  p.max_q_len = max_q_len;
+  p.q_token_stride = q.stride(0);
+  p.q_head_stride = q.stride(1);
+  p.k = k_cache.const_data_ptr();
+  p.v = v_cache.const_data_ptr();
+  p.kv_lengths = kv_lengths.const_data_ptr<std::int64_t>();
+  p.block_table = block_table.const_data_ptr<std::int32_t>();
+  p.block_table_stride = block_table.size(1);
+  p.page_size = page_size;
+  p.k_page_stride = k_cache.stride(0);
+  p.k_token_stride = k_cache.stride(1);
+  p.k_head_stride = k_cache.stride(2);
+  p.v_page_stride = v_cache.stride(0);
+  p.v_token_stride = v_cache.stride(1);
+  p.v_head_stride = v_cache.stride(2);
+  at::Tensor out = at::empty(q.sizes(), q.options());
+  at::Tensor lse = at::empty({p.heads, q.size(0)}, q.options().dtype(at::kFloat));
+  p.out_token_stride = p.heads * p.head_dim;
+  p.out_head_stride = p.head_dim;
+  p.lse_token_stride = 1;
+  p.lse_head_stride = q.size(0);
+  return run(p, q, out, lse, op);
+}
+
+}  // namespace samebits
+
+namespace {
+
+std::tuple<at::Tensor, at::Tensor> attention_op(const at::Tensor& q, const at::Tensor& k,
+                                                const at::Tensor& v, bool causal,
+                                                std::optional<double> scale) {
+  auto r = samebits::invariant_attention(q, k, v, causal, scale);
+  return {r.out, r.lse};
+}
+
+std::tuple<at::Tensor, at::Tensor> attention_varlen_op(const at::Tensor& q, const at::Tensor& k,
+                                                       const at::Tensor& v,
+                                                       const at::Tensor& q_offsets,
+                                                       const at::Tensor& kv_offsets,
+                                                       std::int64_t max_q_len, bool causal,
+                                                       std::optional<double> scale) {
+  auto r = samebits::invariant_attention_varlen(q, k, v, q_offsets, kv_offsets, max_q_len, causal,
+                                                scale);
+  return {r.out, r.lse};
+}
+
+std::tuple<at::Tensor, at::Tensor> attention_with_kvcache_op(
+    const at::Tensor& q, const at::Tensor& k_cache, const at::Tensor& v_cache,
+    const at::Tensor& block_table, const at::Tensor& cache_lengths, const at::Tensor& q_offsets,
+    const std::optional<at::Tensor>& k_new, const std::optional<at::Tensor>& v_new,
+    std::int64_t max_q_len, bool causal, std::optional<double> scale) {
+  auto r =
+      samebits::invariant_attention_with_kvcache(q, k_cache, v_cache, block_table, cache_lengths,
+                                                 q_offsets, k_new, v_new, max_q_len, causal, scale);
+  return {r.out, r.lse};
+}
+
+}  // namespace
+
+TORCH_LIBRARY_FRAGMENT(samebits, m) {
+  m.def(
+      "attention(Tensor q, Tensor k, Tensor v, bool causal=True, float? scale=None) -> "
+      "(Tensor out, Tensor lse)");
+  m.def(
+      "attention_varlen(Tensor q, Tensor k, Tensor v, Tensor q_offsets, Tensor kv_offsets, "
+      "int max_q_len=-1, bool causal=True, float? scale=None) -> (Tensor out, Tensor lse)");
+  m.def(
+      "attention_with_kvcache(Tensor q, Tensor(a!) k_cache, Tensor(b!) v_cache, "
+      "Tensor block_table, Tensor cache_lengths, Tensor q_offsets, Tensor? k_new=None, "
+      "Tensor? v_new=None, int max_q_len=-1, bool causal=True, float? scale=None) -> "
+      "(Tensor out, Tensor lse)");
+}
+
+TORCH_LIBRARY_IMPL(samebits, CPU, m) {
+  m.impl("attention", attention_op);
+  m.impl("attention_varlen", attention_varlen_op);
+  m.impl("attention_with_kvcache", attention_with_kvcache_op);
+}
+
+TORCH_LIBRARY_IMPL(samebits, CUDA, m) {
+  m.impl("attention", attention_op);
+  m.impl("attention_varlen", attention_varlen_op);
+  m.impl("attention_with_kvcache", attention_with_kvcache_op);
+}

@@ -1,0 +1,46 @@
+// C++ entry points of torch.ops.samebits.attention, attention_varlen and attention_with_kvcache:
+// the invariant attention over dense, packed and paged inputs, each row's bits its sequence's own.
+#pragma once
+
+#include <ATen/ATen.h>
+
+#include <cstdint>
+#include <optional>
+
+namespace samebits {
+
+struct AttentionOutputs {
+  at::Tensor out;  // like q, in q's dtype
+  at::Tensor
+      lse;  // float32 natural log-sum-exp of the scaled scores: [B, H, Lq] dense, else [H, Tq]
+};
+
+// q [B, H, Lq, d], k and v [B, Hkv, Lk, d] (bfloat16 or float16, d in {64, 128, 256}, H a
+// multiple of Hkv). The queries are the last Lq of the Lk positions: with causal, query i sees
+// keys [0, Lk - Lq + i]. scale defaults to 1 / sqrt(d).
+AttentionOutputs invariant_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                                     bool causal = true,
+                                     std::optional<double> scale = std::nullopt);
+
+// Packed sequences: q [Tq, H, d] with sequence b's queries at rows q_offsets[b] .. q_offsets[b+1],
+// k and v [Tk, Hkv, d] with its keys at kv_offsets[b] .. kv_offsets[b+1] (int64 offsets).
+// max_q_len bounds every sequence's queries (read from q_offsets when negative).
+AttentionOutputs invariant_attention_varlen(const at::Tensor& q, const at::Tensor& k,
+                                            const at::Tensor& v, const at::Tensor& q_offsets,
+                                            const at::Tensor& kv_offsets,
+                                            std::int64_t max_q_len = -1, bool causal = true,
+                                            std::optional<double> scale = std::nullopt);
+
+// A paged KV cache: k_cache and v_cache [pages, page_size, Hkv, d]; block_table [B, max_pages]
+// int32 names sequence b's pages in order; cache_lengths [B] int64 its keys already cached. The
+// new tokens' queries q [Tq, H, d] sit at rows q_offsets[b] .. q_offsets[b+1]; k_new and v_new
+// [Tq, Hkv, d], when given, are first written into the cache at positions cache_lengths[b] + i.
+// Sequence b then attends over cache_lengths[b] + q_len(b) keys.
+AttentionOutputs invariant_attention_with_kvcache(
+    const at::Tensor& q, const at::Tensor& k_cache, const at::Tensor& v_cache,
+    const at::Tensor& block_table, const at::Tensor& cache_lengths, const at::Tensor& q_offsets,
+    const std::optional<at::Tensor>& k_new = std::nullopt,
+    const std::optional<at::Tensor>& v_new = std::nullopt, std::int64_t max_q_len = -1,
+    bool causal = true, std::optional<double> scale = std::nullopt);
+
+}  // namespace samebits
