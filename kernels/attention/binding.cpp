@@ -7,6 +7,7 @@
 #include <c10/cuda/CUDAGuard.h>
 #include <torch/library.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -60,12 +61,26 @@ float softmax_scale(std::optional<double> scale, std::int64_t d) {
   return scale ? static_cast<float>(*scale) : 1.0f / std::sqrt(static_cast<float>(d));
 }
 
+// Few rows over long keys leave most of the GPU idle with one warp per row: then each split gets
+// its own warp and a second launch merges them (the same bits either way; this choice may follow
+// the batch because it does not touch the order).
+constexpr std::int64_t kSplitWarpRows = 16384;
+constexpr std::int64_t kSplitWorkspaceFloats = std::int64_t{1} << 28;  // 1 GiB
+
 AttentionOutputs run(k::AttentionProblem& p, const at::Tensor& q, at::Tensor out, at::Tensor lse,
                      const char* op) {
   p.out = out.mutable_data_ptr();
   p.lse = lse.mutable_data_ptr<float>();
   if (q.is_cuda()) {
     const c10::cuda::CUDAGuard guard(q.device());
+    at::Tensor workspace;
+    const std::int64_t floats = k::attention_split_workspace_floats(p);
+    if (p.max_kv_len > 1024 && p.sequences * p.max_q_len * p.heads <= kSplitWarpRows &&
+        floats <= kSplitWorkspaceFloats) {
+      workspace = at::empty({floats}, q.options().dtype(at::kFloat));
+      p.workspace = workspace.mutable_data_ptr<float>();
+      p.workspace_floats = floats;
+    }
     check_kernel_status(k::invariant_attention_cuda(p, at::cuda::getCurrentCUDAStream()), op);
   } else {
     TORCH_CHECK(q.is_cpu(), "samebits.", op, " runs on CPU or CUDA tensors, not ", q.device());
@@ -108,7 +123,7 @@ AttentionOutputs invariant_attention(const at::Tensor& q_in, const at::Tensor& k
   p.q_token_stride = q.stride(2);
   p.k = kk.const_data_ptr();
   p.v = v.const_data_ptr();
-  p.kv_len = kk.size(2);
+  p.kv_len = p.max_kv_len = kk.size(2);
   p.k_page_stride = kk.stride(0);
   p.k_head_stride = kk.stride(1);
   p.k_token_stride = kk.stride(2);
@@ -147,7 +162,7 @@ AttentionOutputs invariant_attention_varlen(const at::Tensor& q_in, const at::Te
   const at::Tensor q_offsets = offsets_on(q_offsets_in, "q_offsets", sequences, q, op);
   const at::Tensor kv_offsets = offsets_on(kv_offsets_in, "kv_offsets", sequences, q, op);
   max_q_len = checked_longest_row(q_offsets, q.size(0), "q.size(0)", max_q_len, op);
-  checked_longest_row(kv_offsets, kk.size(0), "k.size(0)", -1, op);
+  const std::int64_t max_kv_len = checked_longest_row(kv_offsets, kk.size(0), "k.size(0)", -1, op);
   k::AttentionProblem p;
   p.dtype = dtype;
   p.sequences = sequences;
@@ -164,6 +179,7 @@ AttentionOutputs invariant_attention_varlen(const at::Tensor& q_in, const at::Te
   p.k = kk.const_data_ptr();
   p.v = v.const_data_ptr();
   p.kv_offsets = kv_offsets.const_data_ptr<std::int64_t>();
+  p.max_kv_len = max_kv_len;
   p.k_token_stride = kk.stride(0);
   p.k_head_stride = kk.stride(1);
   p.v_token_stride = v.stride(0);
@@ -219,6 +235,7 @@ AttentionOutputs invariant_attention_with_kvcache(
   const at::Tensor kv_lengths = (cache_lengths_in + q_lens).contiguous();
   // Every page a sequence reaches must exist: checked on the host before anything is read.
   const std::int64_t pages = k_cache.size(0), page_size = k_cache.size(1);
+  std::int64_t max_kv_len = 0;
   {
     const at::Tensor lengths = kv_lengths.cpu(), cached = cache_lengths_in.cpu();
     const at::Tensor table = block_table.cpu();
@@ -229,6 +246,7 @@ AttentionOutputs invariant_attention_with_kvcache(
     for (std::int64_t b = 0; b < sequences; ++b) {
       TORCH_CHECK(had[b] >= 0, "samebits.", op, ": cache_lengths[", b, "] = ", had[b],
                   " is negative");
+      max_kv_len = std::max(max_kv_len, len[b]);
       const std::int64_t used = (len[b] + page_size - 1) / page_size;
       TORCH_CHECK(used <= slots, "samebits.", op, ": sequence ", b, " needs ", used, " pages of ",
                   page_size, " for ", len[b], " keys; block_table has ", slots);
@@ -275,6 +293,7 @@ AttentionOutputs invariant_attention_with_kvcache(
   p.k = k_cache.const_data_ptr();
   p.v = v_cache.const_data_ptr();
   p.kv_lengths = kv_lengths.const_data_ptr<std::int64_t>();
+  p.max_kv_len = max_kv_len;
   p.block_table = block_table.const_data_ptr<std::int32_t>();
   p.block_table_stride = block_table.size(1);
   p.page_size = page_size;

@@ -44,108 +44,226 @@ __device__ float score(const AttentionProblem& p, const float* q, std::int64_t b
   return s;
 }
 
+// One split's partial (step 2 of the order) over keys [split, end) for the warp's row.
+template <int D>
+struct Partial {
+  float m = -INFINITY, l = 0.0f, acc[D / 32];
+};
+
+template <DType T, int D>
+__device__ Partial<D> split_partial(const AttentionProblem& p, const float* q, std::int64_t b,
+                                    std::int64_t g, std::int64_t split, std::int64_t end,
+                                    int lane) {
+  constexpr int kPerLane = D / 32;
+  const float scale_log2 = p.scale * order::kLog2e;
+  const auto* v = static_cast<const std::uint16_t*>(p.v);
+  Partial<D> s;
+  for (int r = 0; r < kPerLane; ++r) s.acc[r] = 0.0f;
+  for (std::int64_t tile = split; tile < end; tile += order::kKeyTile) {
+    const std::int64_t t0 = tile + 2 * lane, t1 = t0 + 1;
+    const float x0 = t0 < end ? score<T, D>(p, q, b, g, t0) * scale_log2 : -INFINITY;
+    const float x1 = t1 < end ? score<T, D>(p, q, b, g, t1) * scale_log2 : -INFINITY;
+    float tile_max = fmaxf(x0, x1);
+    for (int off = 16; off >= 1; off /= 2) {
+      tile_max = fmaxf(tile_max, __shfl_xor_sync(kFull, tile_max, off));
+    }
+    const float m_new = fmaxf(s.m, tile_max) + 0.0f;
+    const float alpha = order::rescale(s.m, m_new);
+    const float p0 = t0 < end ? order::probability(x0, m_new) : 0.0f;
+    const float p1 = t1 < end ? order::probability(x1, m_new) : 0.0f;
+    float leaf = p0 + p1;
+    for (int off = 16; off >= 1; off /= 2) leaf = leaf + __shfl_xor_sync(kFull, leaf, off);
+    const float l_scaled = s.l * alpha;
+    s.l = l_scaled + leaf;
+    s.m = m_new;
+    float pv[kPerLane];
+    for (int r = 0; r < kPerLane; ++r) pv[r] = 0.0f;
+    const int visible = end - tile < order::kKeyTile ? static_cast<int>(end - tile)
+                                                     : static_cast<int>(order::kKeyTile);
+    for (int c = 0; c < visible; ++c) {
+      const float pc0 = __shfl_sync(kFull, p0, c / 2), pc1 = __shfl_sync(kFull, p1, c / 2);
+      const float pc = (c & 1) ? pc1 : pc0;
+      const std::int64_t at = layout::kv_offset(p, b, tile + c, p.v_page_stride, p.v_token_stride) +
+                              g * p.v_head_stride;
+      for (int r = 0; r < kPerLane; ++r) pv[r] = fmaf(pc, load<T>(v, at + lane + 32 * r), pv[r]);
+    }
+    for (int r = 0; r < kPerLane; ++r) {
+      const float scaled = s.acc[r] * alpha;
+      s.acc[r] = scaled + pv[r];
+    }
+  }
+  return s;
+}
+
+// Step 3: a later split's partial merged into the running one.
+template <int D>
+__device__ void merge_into(Partial<D>& run, const Partial<D>& s) {
+  const order::MergeFactors f = order::merge_factors(run.m, run.l, s.m, s.l);
+  for (int r = 0; r < D / 32; ++r) run.acc[r] = order::merge_acc(run.acc[r], s.acc[r], f);
+}
+
+// Step 4 for the warp's row.
+template <DType T, int D>
+__device__ void write_row(const AttentionProblem& p, std::int64_t b, std::int64_t i, std::int64_t h,
+                          const Partial<D>& run, int lane) {
+  auto* out = static_cast<std::uint16_t*>(p.out) +
+              layout::row_offset(p, b, i, p.out_seq_stride, p.out_token_stride) +
+              h * p.out_head_stride;
+  for (int r = 0; r < D / 32; ++r)
+    out[lane + 32 * r] = to_bits<T>(order::output(run.acc[r], run.l));
+  if (p.lse && lane == 0) {
+    p.lse[layout::row_offset(p, b, i, p.lse_seq_stride, p.lse_token_stride) +
+          h * p.lse_head_stride] = order::lse(run.m, run.l);
+  }
+}
+
+// The warp's query row into shared memory as floats.
+template <DType T, int D>
+__device__ void load_query(const AttentionProblem& p, std::int64_t b, std::int64_t i,
+                           std::int64_t h, float* q, int lane) {
+  const auto* q_row = static_cast<const std::uint16_t*>(p.q) +
+                      layout::row_offset(p, b, i, p.q_seq_stride, p.q_token_stride) +
+                      h * p.q_head_stride;
+  for (int j = lane; j < D; j += 32) q[j] = load<T>(q_row, j);
+  __syncwarp();
+}
+
+// Every split of a row in one warp, one after another (many rows: enough warps already).
 template <DType T, int D>
 __global__ void __launch_bounds__(kWarps * 32) attention_rows(AttentionProblem p) {
-  constexpr int kPerLane = D / 32;
   __shared__ float q_shared[kWarps][D];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const std::int64_t b = blockIdx.z, h = blockIdx.y;
   const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * kWarps + warp;
   if (i >= layout::q_len(p, b)) return;  // the whole warp; no block-wide barrier follows
   const std::int64_t g = h / (p.heads / p.kv_heads);
-  const float scale_log2 = p.scale * order::kLog2e;
   float* q = q_shared[warp];
-  const auto* q_row = static_cast<const std::uint16_t*>(p.q) +
-                      layout::row_offset(p, b, i, p.q_seq_stride, p.q_token_stride) +
-                      h * p.q_head_stride;
-  for (int j = lane; j < D; j += 32) q[j] = load<T>(q_row, j);
-  __syncwarp();
-
-  const auto* v = static_cast<const std::uint16_t*>(p.v);
+  load_query<T, D>(p, b, i, h, q, lane);
   const std::int64_t n = layout::visible_keys(p, b, i);
-  float run_m = -INFINITY, run_l = 0.0f, run_acc[kPerLane];
-  for (int r = 0; r < kPerLane; ++r) run_acc[r] = 0.0f;
+  Partial<D> run;
+  for (int r = 0; r < D / 32; ++r) run.acc[r] = 0.0f;
   for (std::int64_t split = 0; split < n; split += order::kSplitKeys) {
     const std::int64_t end = split + order::kSplitKeys < n ? split + order::kSplitKeys : n;
-    float m = -INFINITY, l = 0.0f, acc[kPerLane];
-    for (int r = 0; r < kPerLane; ++r) acc[r] = 0.0f;
-    for (std::int64_t tile = split; tile < end; tile += order::kKeyTile) {
-      const std::int64_t t0 = tile + 2 * lane, t1 = t0 + 1;
-      const float x0 = t0 < end ? score<T, D>(p, q, b, g, t0) * scale_log2 : -INFINITY;
-      const float x1 = t1 < end ? score<T, D>(p, q, b, g, t1) * scale_log2 : -INFINITY;
-      float tile_max = fmaxf(x0, x1);
-      for (int off = 16; off >= 1; off /= 2) {
-        tile_max = fmaxf(tile_max, __shfl_xor_sync(kFull, tile_max, off));
-      }
-      const float m_new = fmaxf(m, tile_max) + 0.0f;
-      const float alpha = order::rescale(m, m_new);
-      const float p0 = t0 < end ? order::probability(x0, m_new) : 0.0f;
-      const float p1 = t1 < end ? order::probability(x1, m_new) : 0.0f;
-      float leaf = p0 + p1;
-      for (int off = 16; off >= 1; off /= 2) leaf = leaf + __shfl_xor_sync(kFull, leaf, off);
-      const float l_scaled = l * alpha;
-      l = l_scaled + leaf;
-      m = m_new;
-      float pv[kPerLane];
-      for (int r = 0; r < kPerLane; ++r) pv[r] = 0.0f;
-      const int visible = end - tile < order::kKeyTile ? static_cast<int>(end - tile)
-                                                       : static_cast<int>(order::kKeyTile);
-      for (int c = 0; c < visible; ++c) {
-        const float pc0 = __shfl_sync(kFull, p0, c / 2), pc1 = __shfl_sync(kFull, p1, c / 2);
-        const float pc = (c & 1) ? pc1 : pc0;
-        const std::int64_t at =
-            layout::kv_offset(p, b, tile + c, p.v_page_stride, p.v_token_stride) +
-            g * p.v_head_stride;
-        for (int r = 0; r < kPerLane; ++r) pv[r] = fmaf(pc, load<T>(v, at + lane + 32 * r), pv[r]);
-      }
-      for (int r = 0; r < kPerLane; ++r) {
-        const float scaled = acc[r] * alpha;
-        acc[r] = scaled + pv[r];
-      }
-    }
+    const Partial<D> s = split_partial<T, D>(p, q, b, g, split, end, lane);
     if (split == 0) {
-      run_m = m;
-      run_l = l;
-      for (int r = 0; r < kPerLane; ++r) run_acc[r] = acc[r];
-      continue;
+      run = s;
+    } else {
+      merge_into(run, s);
     }
-    const order::MergeFactors f = order::merge_factors(run_m, run_l, m, l);
-    for (int r = 0; r < kPerLane; ++r) run_acc[r] = order::merge_acc(run_acc[r], acc[r], f);
   }
-  auto* out = static_cast<std::uint16_t*>(p.out) +
-              layout::row_offset(p, b, i, p.out_seq_stride, p.out_token_stride) +
-              h * p.out_head_stride;
-  for (int r = 0; r < kPerLane; ++r)
-    out[lane + 32 * r] = to_bits<T>(order::output(run_acc[r], run_l));
-  if (p.lse && lane == 0) {
-    p.lse[layout::row_offset(p, b, i, p.lse_seq_stride, p.lse_token_stride) +
-          h * p.lse_head_stride] = order::lse(run_m, run_l);
+  write_row<T, D>(p, b, i, h, run, lane);
+}
+
+// Where split s of row (b, i), head h keeps its partial: m, l, then acc[D].
+template <int D>
+__device__ float* partial_slot(const AttentionProblem& p, std::int64_t splits, std::int64_t b,
+                               std::int64_t i, std::int64_t h, std::int64_t s) {
+  return p.workspace + (((b * p.max_q_len + i) * p.heads + h) * splits + s) * (D + 2);
+}
+
+// Few rows over long keys: one warp per (row, split) writes the split's partial...
+template <DType T, int D>
+__global__ void __launch_bounds__(kWarps * 32)
+    attention_split_partials(AttentionProblem p, std::int64_t splits) {
+  __shared__ float q_shared[kWarps][D];
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const std::int64_t b = blockIdx.z, h = blockIdx.y;
+  const std::int64_t s = blockIdx.x % splits;
+  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x / splits) * kWarps + warp;
+  if (i >= layout::q_len(p, b)) return;
+  const std::int64_t n = layout::visible_keys(p, b, i);
+  const std::int64_t split = s * order::kSplitKeys;
+  if (split >= n) return;
+  const std::int64_t end = split + order::kSplitKeys < n ? split + order::kSplitKeys : n;
+  float* q = q_shared[warp];
+  load_query<T, D>(p, b, i, h, q, lane);
+  const Partial<D> part =
+      split_partial<T, D>(p, q, b, h / (p.heads / p.kv_heads), split, end, lane);
+  float* slot = partial_slot<D>(p, splits, b, i, h, s);
+  if (lane == 0) {
+    slot[0] = part.m;
+    slot[1] = part.l;
   }
+  for (int r = 0; r < D / 32; ++r) slot[2 + lane + 32 * r] = part.acc[r];
+}
+
+// ...and one warp per row merges them in split order, exactly as attention_rows does.
+template <DType T, int D>
+__global__ void __launch_bounds__(kWarps * 32)
+    attention_merge(AttentionProblem p, std::int64_t splits) {
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const std::int64_t b = blockIdx.z, h = blockIdx.y;
+  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * kWarps + warp;
+  if (i >= layout::q_len(p, b)) return;
+  const std::int64_t n = layout::visible_keys(p, b, i);
+  Partial<D> run;
+  for (int r = 0; r < D / 32; ++r) run.acc[r] = 0.0f;
+  for (std::int64_t s = 0; s * order::kSplitKeys < n; ++s) {
+    const float* slot = partial_slot<D>(p, splits, b, i, h, s);
+    Partial<D> part;
+    part.m = slot[0];
+    part.l = slot[1];
+    for (int r = 0; r < D / 32; ++r) part.acc[r] = slot[2 + lane + 32 * r];
+    if (s == 0) {
+      run = part;
+    } else {
+      merge_into(run, part);
+    }
+  }
+  write_row<T, D>(p, b, i, h, run, lane);
+}
+
+template <DType T, int D>
+void launch_dim(const AttentionProblem& p, std::int64_t row_blocks, std::int64_t splits,
+                cudaStream_t stream) {
+  const dim3 block(kWarps * 32);
+  const auto y = static_cast<unsigned>(p.heads), z = static_cast<unsigned>(p.sequences);
+  if (splits == 0) {
+    attention_rows<T, D><<<dim3(static_cast<unsigned>(row_blocks), y, z), block, 0, stream>>>(p);
+    return;
+  }
+  attention_split_partials<T, D>
+      <<<dim3(static_cast<unsigned>(row_blocks * splits), y, z), block, 0, stream>>>(p, splits);
+  attention_merge<T, D>
+      <<<dim3(static_cast<unsigned>(row_blocks), y, z), block, 0, stream>>>(p, splits);
 }
 
 template <DType T>
-void launch(const AttentionProblem& p, dim3 grid, cudaStream_t stream) {
-  const dim3 block(kWarps * 32);
+void launch(const AttentionProblem& p, std::int64_t row_blocks, std::int64_t splits,
+            cudaStream_t stream) {
   switch (p.head_dim) {
-    case 64: attention_rows<T, 64><<<grid, block, 0, stream>>>(p); break;
-    case 128: attention_rows<T, 128><<<grid, block, 0, stream>>>(p); break;
-    default: attention_rows<T, 256><<<grid, block, 0, stream>>>(p); break;
+    case 64: launch_dim<T, 64>(p, row_blocks, splits, stream); break;
+    case 128: launch_dim<T, 128>(p, row_blocks, splits, stream); break;
+    default: launch_dim<T, 256>(p, row_blocks, splits, stream); break;
   }
 }
 
 }  // namespace
 
+std::int64_t attention_split_workspace_floats(const AttentionProblem& p) {
+  const std::int64_t splits = (p.max_kv_len + order::kSplitKeys - 1) / order::kSplitKeys;
+  return p.sequences * p.max_q_len * p.heads * splits * (p.head_dim + 2);
+}
+
 Status invariant_attention_cuda(const AttentionProblem& p, cudaStream_t stream) {
   if (const Status s = attention_problem_check(p); s != Status::ok) return s;
   if (p.sequences == 0 || p.max_q_len == 0) return Status::ok;
-  const std::int64_t blocks = (p.max_q_len + kWarps - 1) / kWarps;
-  if (blocks > 0x7fffffff) return Status::invalid_argument;
-  const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(p.heads),
-                  static_cast<unsigned>(p.sequences));
+  const std::int64_t row_blocks = (p.max_q_len + kWarps - 1) / kWarps;
+  // Splits on their own warps when a workspace is given and there is more than one split: the
+  // same partials and the same merge order as in one warp, so the same bits.
+  std::int64_t splits = 0;
+  if (p.workspace) {
+    if (p.max_kv_len < 0) return Status::invalid_argument;
+    if (p.workspace_floats < attention_split_workspace_floats(p))
+      return Status::workspace_too_small;
+    splits = (p.max_kv_len + order::kSplitKeys - 1) / order::kSplitKeys;
+    if (splits < 2) splits = 0;
+  }
+  if (row_blocks * (splits > 0 ? splits : 1) > 0x7fffffff) return Status::invalid_argument;
   if (p.dtype == DType::bf16) {
-    launch<DType::bf16>(p, grid, stream);
+    launch<DType::bf16>(p, row_blocks, splits, stream);
   } else {
-    launch<DType::f16>(p, grid, stream);
+    launch<DType::f16>(p, row_blocks, splits, stream);
   }
   return cudaGetLastError() == cudaSuccess ? Status::ok : Status::cuda_error;
 }

@@ -53,6 +53,12 @@ struct AttentionProblem {
   std::int64_t out_seq_stride = 0, out_token_stride = 0, out_head_stride = 0;
   float* lse = nullptr;  // may be nullptr
   std::int64_t lse_seq_stride = 0, lse_token_stride = 0, lse_head_stride = 0;
+
+  // CUDA only, optional: with a workspace of attention_split_workspace_floats() floats and
+  // max_kv_len (>= every kv_len(b)), the splits of a row run on separate warps and a second launch
+  // merges them in split order: the same bits, more parallel work for few rows over long keys.
+  float* workspace = nullptr;
+  std::int64_t workspace_floats = 0, max_kv_len = -1;
 };
 
 // Head dims the kernels take.
@@ -61,6 +67,9 @@ bool attention_head_dim_supported(std::int64_t head_dim);
 // The sizes and pointers both paths need: a supported dtype and head dim, heads a multiple of
 // kv_heads, at most 65535 sequences and heads, a positive page size with a block table.
 Status attention_problem_check(const AttentionProblem& p);
+
+// Floats of workspace the split path needs: one (m, l, acc[d]) per row, head and split.
+std::int64_t attention_split_workspace_floats(const AttentionProblem& p);
 
 Status invariant_attention_cuda(const AttentionProblem& p, cudaStream_t stream);
 

@@ -64,7 +64,8 @@ struct AttentionResult {
 // handed out in a shuffled order (seeded), with `spare_pages` unused pages mixed in.
 inline AttentionResult run_attention(const AttentionShape& s,
                                      const std::vector<SequenceCall>& calls, bool cuda,
-                                     std::int64_t page_size = 0, std::uint64_t page_seed = 1) {
+                                     std::int64_t page_size = 0, std::uint64_t page_seed = 1,
+                                     bool split_warps = false) {
   namespace k = kernels;
   std::vector<std::int64_t> q_offsets{0}, kv_offsets{0}, kv_lengths;
   std::vector<at::Tensor> qs, ks, vs;
@@ -151,6 +152,16 @@ inline AttentionResult run_attention(const AttentionShape& s,
   p.lse = r.lse.data_ptr<float>();
   p.lse_token_stride = s.heads;
   p.lse_head_stride = 1;
+  at::Tensor workspace;
+  if (split_warps) {  // the CUDA path with each split on its own warp, merged by a second launch
+    std::int64_t longest = 0;
+    for (const auto& c : calls) longest = std::max(longest, c.kv_len);
+    p.max_kv_len = longest;
+    const std::int64_t floats = k::attention_split_workspace_floats(p);
+    workspace = at::full({std::max<std::int64_t>(floats, 1)}, NAN, q.options().dtype(at::kFloat));
+    p.workspace = workspace.data_ptr<float>();
+    p.workspace_floats = floats;
+  }
   const k::Status status =
       cuda ? k::invariant_attention_cuda(p, c10::cuda::getCurrentCUDAStream().stream())
            : k::invariant_attention_cpu(p);

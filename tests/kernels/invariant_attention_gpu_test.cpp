@@ -42,6 +42,10 @@ TEST_P(CudaAttentionTwin, MatchesTwin) {
   const AttentionResult cuda = run_attention(s, calls, true, c.page_size);
   EXPECT_TRUE(same_bits(twin.out, cuda.out));
   EXPECT_TRUE(same_bits(twin.lse, cuda.lse));
+  // Each split on its own warp, merged by a second launch: the same bits.
+  const AttentionResult split = run_attention(s, calls, true, c.page_size, 1, true);
+  EXPECT_TRUE(same_bits(twin.out, split.out));
+  EXPECT_TRUE(same_bits(twin.lse, split.lse));
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, CudaAttentionTwin,
@@ -68,7 +72,8 @@ TEST(CudaAttention, ARowsBitsAloneInABatchChunkedAndPaged) {
       calls.push_back({static_cast<std::uint64_t>(100 + i), len, len, i % 3 == 0 ? len : 1});
     }
     calls[batch / 2] = mine;
-    const AttentionResult in_batch = run_attention(s, calls, true, batch == 64 ? 16 : 0);
+    const AttentionResult in_batch =
+        run_attention(s, calls, true, batch == 64 ? 16 : 0, 1, /*split_warps=*/batch == 8);
     EXPECT_TRUE(same_bits(alone.rows(0), in_batch.rows(batch / 2))) << "batch " << batch;
     EXPECT_TRUE(same_bits(alone.lse_rows(0), in_batch.lse_rows(batch / 2))) << "batch " << batch;
   }
@@ -89,7 +94,7 @@ TEST(CudaAttention, ARowsBitsAloneInABatchChunkedAndPaged) {
   }
   std::vector<SequenceCall> decode{{78, shorter, shorter - 40, shorter - 40}};
   for (std::int64_t t = shorter - 39; t <= shorter; ++t) decode.push_back({78, shorter, t, 1});
-  const AttentionResult decoded = run_attention(s, decode, true, 16);
+  const AttentionResult decoded = run_attention(s, decode, true, 16, 1, /*split_warps=*/true);
   EXPECT_TRUE(same_bits(whole.out, decoded.out));
   EXPECT_TRUE(same_bits(whole.lse, decoded.lse));
 }
