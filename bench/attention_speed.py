@@ -1,27 +1,18 @@
 # The issue-12 shapes of the invariant attention timed against ATen's SDPA backends in the same
-# process (CUDA events, median of reps): one-shot prefill, decode with GQA, one long decode, and
-# chunked prefill over the paged cache. Shapes a backend refuses are reported as such.
+# process (CUDA events, median of reps): one-shot prefill, decode with GQA and one long decode
+# (chunked prefill over the paged cache is not timed yet). Shapes a backend refuses are reported.
 import argparse
 import json
-import statistics
 
 import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
+from indexer_loop import median_us  # the same CUDA-event timing as the other Python bench
+
 
 def median_ms(fn, reps):
-    fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop))
-    return statistics.median(times)
+    return median_us(fn, reps) / 1000.0
 
 
 def aten_ms(q, k, v, causal, reps):

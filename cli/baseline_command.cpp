@@ -6,6 +6,7 @@
 #include <set>
 
 #include "cli/commands.h"
+#include "contracts/contract_error.h"
 #include "reports/atomic_file.h"
 #include "reports/baseline_writer.h"
 #include "reports/outcome.h"
@@ -23,6 +24,12 @@ struct BaselineOptions {
 };
 
 int write_baseline(const BaselineOptions& o) {
+  if (o.out.size() > 3 && o.out.compare(o.out.size() - 3, 3, ".gz") == 0) {
+    throw ContractError(
+        fmt::format("-o {}: baseline write writes plain JSON; name a .json file and "
+                    "gzip it afterwards if you like (samebits reads .json.gz)",
+                    o.out));
+  }
   const Report report = read_report_file(o.reports.front());
   Baseline baseline = baseline_of(report, o.name);
   baseline.recorded =

@@ -2,6 +2,8 @@
 // path and the accepted values, as for contracts.
 #include "contracts/baseline.h"
 
+#include "contracts/file_text.h"
+
 #include <fmt/format.h>
 
 #include <fstream>
@@ -103,11 +105,7 @@ Baseline parse_baseline(const std::string& text, const std::string& source) {
 }
 
 Baseline load_baseline_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ContractError(fmt::format("{}: cannot open baseline file", path));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return parse_baseline(buffer.str(), path);
+  return parse_baseline(read_file_text(path, "the baseline"), path);
 }
 
 std::vector<Baseline> embedded_baselines() {

@@ -10,12 +10,9 @@
 #include <limits>
 #include <sstream>
 
-#ifdef SAMEBITS_HAVE_ZLIB
-#include <zlib.h>
-#endif
-
 #include "contracts/check_kind.h"
 #include "contracts/contract_error.h"
+#include "contracts/file_text.h"
 #include "reports/dispatch_reader.h"
 
 namespace samebits {
@@ -317,32 +314,7 @@ Report report_from_json(const Json& j, const std::string& source) {
 }
 
 Json read_report_json(const std::string& path) {
-  std::string text;
-  const bool gz = path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
-  if (gz) {
-#ifdef SAMEBITS_HAVE_ZLIB
-    gzFile f = gzopen(path.c_str(), "rb");
-    if (!f) throw ContractError(fmt::format("{}: cannot open the report", path));
-    char buffer[1 << 16];
-    int n = 0;
-    while ((n = gzread(f, buffer, sizeof buffer)) > 0) text.append(buffer, n);
-    const bool failed = n < 0;
-    gzclose(f);
-    if (failed) throw ContractError(fmt::format("{}: not a readable gzip file", path));
-#else
-    throw ContractError(
-        fmt::format("{}: this samebits was built without zlib; gunzip the report "
-                    "first",
-                    path));
-#endif
-  } else {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw ContractError(fmt::format("{}: cannot open the report", path));
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    text = buffer.str();
-  }
-  return parse_json_document(text, path);
+  return parse_json_document(read_file_text(path, "the report"), path);
 }
 
 Report read_report_file(const std::string& path) {

@@ -89,6 +89,37 @@ AttentionOutputs run(k::AttentionProblem& p, const at::Tensor& q, at::Tensor out
   return {out, lse};
 }
 
+// The query side of a packed call (varlen, kvcache): q [Tq, H, d] with its offsets.
+k::AttentionProblem packed_problem(k::DType dtype, const at::Tensor& q, const at::Tensor& q_offsets,
+                                   std::int64_t max_q_len, std::int64_t kv_heads, bool causal,
+                                   std::optional<double> scale) {
+  k::AttentionProblem p;
+  p.dtype = dtype;
+  p.sequences = q_offsets.numel() - 1;
+  p.heads = q.size(1);
+  p.kv_heads = kv_heads;
+  p.head_dim = q.size(2);
+  p.scale = softmax_scale(scale, p.head_dim);
+  p.causal = causal;
+  p.q = q.const_data_ptr();
+  p.q_offsets = q_offsets.const_data_ptr<std::int64_t>();
+  p.max_q_len = max_q_len;
+  p.q_token_stride = q.stride(0);
+  p.q_head_stride = q.stride(1);
+  return p;
+}
+
+// A packed call's outputs: out [Tq, H, d] like q, lse [H, Tq].
+AttentionOutputs run_packed(k::AttentionProblem& p, const at::Tensor& q, const char* op) {
+  at::Tensor out = at::empty(q.sizes(), q.options());
+  at::Tensor lse = at::empty({p.heads, q.size(0)}, q.options().dtype(at::kFloat));
+  p.out_token_stride = p.heads * p.head_dim;
+  p.out_head_stride = p.head_dim;
+  p.lse_token_stride = 1;
+  p.lse_head_stride = q.size(0);
+  return run(p, q, out, lse, op);
+}
+
 }  // namespace
 
 AttentionOutputs invariant_attention(const at::Tensor& q_in, const at::Tensor& k_in,
@@ -163,19 +194,7 @@ AttentionOutputs invariant_attention_varlen(const at::Tensor& q_in, const at::Te
   const at::Tensor kv_offsets = offsets_on(kv_offsets_in, "kv_offsets", sequences, q, op);
   max_q_len = checked_longest_row(q_offsets, q.size(0), "q.size(0)", max_q_len, op);
   const std::int64_t max_kv_len = checked_longest_row(kv_offsets, kk.size(0), "k.size(0)", -1, op);
-  k::AttentionProblem p;
-  p.dtype = dtype;
-  p.sequences = sequences;
-  p.heads = q.size(1);
-  p.kv_heads = kk.size(1);
-  p.head_dim = q.size(2);
-  p.scale = softmax_scale(scale, p.head_dim);
-  p.causal = causal;
-  p.q = q.const_data_ptr();
-  p.q_offsets = q_offsets.const_data_ptr<std::int64_t>();
-  p.max_q_len = max_q_len;
-  p.q_token_stride = q.stride(0);
-  p.q_head_stride = q.stride(1);
+  k::AttentionProblem p = packed_problem(dtype, q, q_offsets, max_q_len, kk.size(1), causal, scale);
   p.k = kk.const_data_ptr();
   p.v = v.const_data_ptr();
   p.kv_offsets = kv_offsets.const_data_ptr<std::int64_t>();
@@ -184,13 +203,7 @@ AttentionOutputs invariant_attention_varlen(const at::Tensor& q_in, const at::Te
   p.k_head_stride = kk.stride(1);
   p.v_token_stride = v.stride(0);
   p.v_head_stride = v.stride(1);
-  at::Tensor out = at::empty(q.sizes(), q.options());
-  at::Tensor lse = at::empty({p.heads, q.size(0)}, q.options().dtype(at::kFloat));
-  p.out_token_stride = p.heads * p.head_dim;
-  p.out_head_stride = p.head_dim;
-  p.lse_token_stride = 1;
-  p.lse_head_stride = q.size(0);
-  return run(p, q, out, lse, op);
+  return run_packed(p, q, op);
 }
 
 AttentionOutputs invariant_attention_with_kvcache(
@@ -277,19 +290,8 @@ AttentionOutputs invariant_attention_with_kvcache(
     kc.index_put_({page, slot}, *k_new);
     vc.index_put_({page, slot}, *v_new);
   }
-  k::AttentionProblem p;
-  p.dtype = dtype;
-  p.sequences = sequences;
-  p.heads = q.size(1);
-  p.kv_heads = k_cache.size(2);
-  p.head_dim = q.size(2);
-  p.scale = softmax_scale(scale, p.head_dim);
-  p.causal = causal;
-  p.q = q.const_data_ptr();
-  p.q_offsets = q_offsets.const_data_ptr<std::int64_t>();
-  p.max_q_len = max_q_len;
-  p.q_token_stride = q.stride(0);
-  p.q_head_stride = q.stride(1);
+  k::AttentionProblem p =
+      packed_problem(dtype, q, q_offsets, max_q_len, k_cache.size(2), causal, scale);
   p.k = k_cache.const_data_ptr();
   p.v = v_cache.const_data_ptr();
   p.kv_lengths = kv_lengths.const_data_ptr<std::int64_t>();
@@ -303,13 +305,7 @@ AttentionOutputs invariant_attention_with_kvcache(
   p.v_page_stride = v_cache.stride(0);
   p.v_token_stride = v_cache.stride(1);
   p.v_head_stride = v_cache.stride(2);
-  at::Tensor out = at::empty(q.sizes(), q.options());
-  at::Tensor lse = at::empty({p.heads, q.size(0)}, q.options().dtype(at::kFloat));
-  p.out_token_stride = p.heads * p.head_dim;
-  p.out_head_stride = p.head_dim;
-  p.lse_token_stride = 1;
-  p.lse_head_stride = q.size(0);
-  return run(p, q, out, lse, op);
+  return run_packed(p, q, op);
 }
 
 }  // namespace samebits

@@ -193,6 +193,23 @@ TEST_F(BaselineCli, RunsOfAnotherPlatformOrVerdictAreRefused) {
   EXPECT_FALSE(fs::exists(dir / "b.json"));
 }
 
+// Baselines can be kept gzipped (reports/baselines/*.json.gz); writing one asks for plain JSON.
+TEST_F(BaselineCli, AGzippedBaselineReadsTheSame) {
+  ASSERT_EQ(std::system(("gzip -k '" + baseline.string() + "'").c_str()), 0);
+  const Result r = run_against(fs::path(baseline.string() + ".gz"), "--fail-on-drift");
+  EXPECT_EQ(r.exit_code, 0) << explain(r);
+  EXPECT_NE(r.out.find("0 drifted"), std::string::npos) << r.out;
+  // Control: a .gz that is not gzip is refused with the file named.
+  write_text(dir / "bad.json.gz", "not gzip");
+  const Result bad = run_against(dir / "bad.json.gz");
+  EXPECT_EQ(bad.exit_code, 2) << explain(bad);
+  EXPECT_NE(bad.err.find("bad.json.gz"), std::string::npos) << bad.err;
+  const Result w =
+      samebits("baseline write " + quoted(report) + " -o " + quoted(dir / "b.json.gz"));
+  EXPECT_EQ(w.exit_code, 2) << explain(w);
+  EXPECT_NE(w.err.find("writes plain JSON"), std::string::npos) << w.err;
+}
+
 TEST_F(BaselineCli, ReportDiffNamesVerdictAndDigestChanges) {
   // Before: seed 0. After: seed 7, and a determinism verdict flipped by hand in the first report.
   ASSERT_EQ(samebits(run_args(contract) + " --seed 7").exit_code, 0);

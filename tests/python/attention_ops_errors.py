@@ -1,0 +1,79 @@
+# torch.ops.samebits.attention* as users call them, from Python: every bad argument raises a
+# RuntimeError whose message names what is accepted, on CPU tensors and (where a GPU is visible)
+# on CUDA tensors; none ends the process. Good calls on the same tensors work (the control).
+import argparse
+import sys
+
+import torch
+
+
+def expect_error(what, needle, fn):
+    try:
+        fn()
+    except RuntimeError as e:
+        if needle not in str(e):
+            return f"{what}: message lacks {needle!r}: {str(e).splitlines()[0]}"
+        return None
+    return f"{what}: no error raised"
+
+
+def check(device):
+    ops = torch.ops.samebits
+    bf = dict(device=device, dtype=torch.bfloat16)
+    q = torch.randn(2, 4, 100, 64, **bf)
+    k = torch.randn(2, 2, 100, 64, **bf)
+    v = torch.randn(2, 2, 100, 64, **bf)
+    out, lse = ops.attention(q, k, v)  # the control: a good call works
+    assert out.shape == q.shape and lse.shape == (2, 4, 100), (out.shape, lse.shape)
+    off = torch.tensor([0, 100, 200], device=device)
+    pq, pk, pv = (x.transpose(1, 2).reshape(-1, x.size(1), 64) for x in (q, k, v))
+    vout, _ = ops.attention_varlen(pq, pk, pv, off, off)
+    assert torch.equal(vout.view(torch.int16), out.transpose(1, 2).reshape(-1, 4, 64).view(torch.int16))
+    cache = torch.zeros(20, 16, 2, 64, **bf)
+    table = torch.arange(14, dtype=torch.int32, device=device).view(2, 7)
+    none = torch.zeros(2, dtype=torch.long, device=device)
+    failures = [
+        expect_error("float32 q", "q takes bfloat16 or float16", lambda: ops.attention(q.float(), k, v)),
+        expect_error("mixed dtypes", "k must have q's dtype", lambda: ops.attention(q, k.half(), v)),
+        expect_error("head dim 32", "head dim d must be 64, 128 or 256", lambda: ops.attention(q[..., :32], k, v)),
+        expect_error("heads 3 over 2", "must be a multiple of Hkv", lambda: ops.attention(q[:, :3], k, v)),
+        expect_error("rank 3 dense", "must be [B, H, L, d]", lambda: ops.attention(q[0], k, v)),
+        expect_error("batch mismatch", "k and v must be [B, Hkv", lambda: ops.attention(q, k[:1], v[:1])),
+        expect_error("offsets out of order", "offsets must rise",
+                     lambda: ops.attention_varlen(pq, pk, pv, torch.tensor([0, 150, 100], device=device), off)),
+        expect_error("offsets past the end", "offsets must rise",
+                     lambda: ops.attention_varlen(pq, pk, pv, off, torch.tensor([0, 100, 900], device=device))),
+        expect_error("int32 offsets", "kv_offsets must be int64", lambda: ops.attention_varlen(pq, pk, pv, off, off.int())),
+        expect_error("max_q_len too small", "exceeds max_length", lambda: ops.attention_varlen(pq, pk, pv, off, off, 10)),
+        expect_error("page out of range", "is not a page of k_cache",
+                     lambda: ops.attention_with_kvcache(pq, cache[:10], cache[:10].clone(), table, none, off)),
+        expect_error("k_new alone", "give k_new and v_new together",
+                     lambda: ops.attention_with_kvcache(pq, cache, cache.clone(), table, none, off, pk)),
+        expect_error("negative cache length", "is negative",
+                     lambda: ops.attention_with_kvcache(pq, cache, cache.clone(), table, -none - 1, off)),
+        expect_error("too few table slots", "block_table has 3",
+                     lambda: ops.attention_with_kvcache(pq, cache, cache.clone(), table[:, :3], none, off)),
+    ]
+    if device != "cpu":
+        failures.append(expect_error("tensors on two devices", "must be on q's device",
+                                     lambda: ops.attention(q, k.cpu(), v)))
+    return [f"{device}: {f}" for f in failures if f]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--lib", required=True)
+    a = ap.parse_args()
+    torch.ops.load_library(a.lib)
+    devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+    failures = []
+    for d in devices:
+        failures += check(d)
+    for f in failures:
+        print("FAIL:", f)
+    print(f"{'FAIL' if failures else 'ok'}: attention ops error paths on {', '.join(devices)}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
