@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string>
 
 #include "kernels/attention/invariant_attention.h"
@@ -61,11 +62,25 @@ float softmax_scale(std::optional<double> scale, std::int64_t d) {
   return scale ? static_cast<float>(*scale) : 1.0f / std::sqrt(static_cast<float>(d));
 }
 
-// Few rows over long keys leave most of the GPU idle with one warp per row: then each split gets
-// its own warp and a second launch merges them (the same bits either way; this choice may follow
-// the batch because it does not touch the order).
-constexpr std::int64_t kSplitWarpRows = 16384;
-constexpr std::int64_t kSplitWorkspaceFloats = std::int64_t{1} << 28;  // 1 GiB
+// A split or border workspace is worth at most this much (either only makes a launch faster, never
+// different: beyond it, the launch runs without).
+constexpr std::int64_t kWorkspaceFloats = std::int64_t{1} << 28;  // 1 GiB
+
+// CUDA runs on tensor cores where they take the problem (d 64 or 128), else (d = 256, or on the
+// CPU) the exact path. The tensor cores read 16-byte rows: a q, k or v whose rows are not 16-byte
+// aligned is copied first, so that neither the algorithm nor the bits follow the alignment of a
+// caller's buffers.
+k::AttentionAlgorithm algorithm_for(const at::Tensor& q, std::int64_t d) {
+  return q.is_cuda() && (d == 64 || d == 128) ? k::AttentionAlgorithm::tensor_cores
+                                              : k::AttentionAlgorithm::exact;
+}
+
+at::Tensor rows_aligned(const at::Tensor& x, k::AttentionAlgorithm algorithm) {
+  if (algorithm != k::AttentionAlgorithm::tensor_cores) return x;
+  bool aligned = reinterpret_cast<std::uintptr_t>(x.const_data_ptr()) % 16 == 0;
+  for (std::int64_t i = 0; i + 1 < x.dim(); ++i) aligned = aligned && x.stride(i) % 8 == 0;
+  return aligned ? x : x.clone(at::MemoryFormat::Contiguous);
+}
 
 AttentionOutputs run(k::AttentionProblem& p, const at::Tensor& q, at::Tensor out, at::Tensor lse,
                      const char* op) {
@@ -73,13 +88,19 @@ AttentionOutputs run(k::AttentionProblem& p, const at::Tensor& q, at::Tensor out
   p.lse = lse.mutable_data_ptr<float>();
   if (q.is_cuda()) {
     const c10::cuda::CUDAGuard guard(q.device());
-    at::Tensor workspace;
+    at::Tensor workspace, border;
     const std::int64_t floats = k::attention_split_workspace_floats(p);
-    if (p.max_kv_len > 1024 && p.sequences * p.max_q_len * p.heads <= kSplitWarpRows &&
-        floats <= kSplitWorkspaceFloats) {
+    const int sms = at::cuda::getCurrentDeviceProperties()->multiProcessorCount;
+    if (k::attention_prefers_split_launch(p, sms) && floats <= kWorkspaceFloats) {
       workspace = at::empty({floats}, q.options().dtype(at::kFloat));
       p.workspace = workspace.mutable_data_ptr<float>();
       p.workspace_floats = floats;
+    }
+    const std::int64_t border_floats = k::attention_border_workspace_floats(p);
+    if (!p.workspace && border_floats > 0 && border_floats <= kWorkspaceFloats) {
+      border = at::empty({border_floats}, q.options().dtype(at::kFloat));
+      p.border_workspace = border.mutable_data_ptr<float>();
+      p.border_workspace_floats = border_floats;
     }
     check_kernel_status(k::invariant_attention_cuda(p, at::cuda::getCurrentCUDAStream()), op);
   } else {
@@ -95,6 +116,7 @@ k::AttentionProblem packed_problem(k::DType dtype, const at::Tensor& q, const at
                                    std::optional<double> scale) {
   k::AttentionProblem p;
   p.dtype = dtype;
+  p.algorithm = algorithm_for(q, q.size(2));
   p.sequences = q_offsets.numel() - 1;
   p.heads = q.size(1);
   p.kv_heads = kv_heads;
@@ -130,8 +152,10 @@ AttentionOutputs invariant_attention(const at::Tensor& q_in, const at::Tensor& k
               ": q, k and v must be [B, H, L, d], got ", q_in.sizes(), ", ", k_in.sizes(), ", ",
               v_in.sizes());
   const k::DType dtype = attention_dtype(q_in, op);
-  const at::Tensor q = q_in.stride(-1) == 1 ? q_in : q_in.contiguous();
-  const at::Tensor kk = like_q(k_in, "k", q, op), v = like_q(v_in, "v", q, op);
+  const k::AttentionAlgorithm algorithm = algorithm_for(q_in, q_in.size(3));
+  const at::Tensor q = rows_aligned(q_in.stride(-1) == 1 ? q_in : q_in.contiguous(), algorithm);
+  const at::Tensor kk = rows_aligned(like_q(k_in, "k", q, op), algorithm);
+  const at::Tensor v = rows_aligned(like_q(v_in, "v", q, op), algorithm);
   const std::int64_t batch = q.size(0), heads = q.size(1), lq = q.size(2), d = q.size(3);
   check_heads(heads, kk.size(1), d, kk.size(3), v.size(3), op);
   TORCH_CHECK(kk.size(0) == batch && v.size(0) == batch && v.size(1) == kk.size(1) &&
@@ -141,6 +165,7 @@ AttentionOutputs invariant_attention(const at::Tensor& q_in, const at::Tensor& k
   TORCH_CHECK(batch <= 65535, "samebits.", op, ": at most 65535 sequences, got ", batch);
   k::AttentionProblem p;
   p.dtype = dtype;
+  p.algorithm = algorithm;
   p.sequences = batch;
   p.heads = heads;
   p.kv_heads = kk.size(1);
@@ -181,8 +206,10 @@ AttentionOutputs invariant_attention_varlen(const at::Tensor& q_in, const at::Te
               ": q must be [Tq, H, d] and k, v [Tk, Hkv, d], got ", q_in.sizes(), ", ",
               k_in.sizes(), ", ", v_in.sizes());
   const k::DType dtype = attention_dtype(q_in, op);
-  const at::Tensor q = q_in.stride(-1) == 1 ? q_in : q_in.contiguous();
-  const at::Tensor kk = like_q(k_in, "k", q, op), v = like_q(v_in, "v", q, op);
+  const k::AttentionAlgorithm algorithm = algorithm_for(q_in, q_in.size(2));
+  const at::Tensor q = rows_aligned(q_in.stride(-1) == 1 ? q_in : q_in.contiguous(), algorithm);
+  const at::Tensor kk = rows_aligned(like_q(k_in, "k", q, op), algorithm);
+  const at::Tensor v = rows_aligned(like_q(v_in, "v", q, op), algorithm);
   check_heads(q.size(1), kk.size(1), q.size(2), kk.size(2), v.size(2), op);
   TORCH_CHECK(v.size(0) == kk.size(0) && v.size(1) == kk.size(1), "samebits.", op,
               ": k and v must have the same shape, got ", kk.sizes(), " and ", v.sizes());
@@ -217,7 +244,8 @@ AttentionOutputs invariant_attention_with_kvcache(
               ": q must be [Tq, H, d] and k_cache, v_cache [pages, page_size, Hkv, d], got ",
               q_in.sizes(), ", ", k_cache.sizes(), ", ", v_cache.sizes());
   const k::DType dtype = attention_dtype(q_in, op);
-  const at::Tensor q = q_in.stride(-1) == 1 ? q_in : q_in.contiguous();
+  const k::AttentionAlgorithm algorithm = algorithm_for(q_in, q_in.size(2));
+  const at::Tensor q = rows_aligned(q_in.stride(-1) == 1 ? q_in : q_in.contiguous(), algorithm);
   TORCH_CHECK(k_cache.stride(-1) == 1 && v_cache.stride(-1) == 1, "samebits.", op,
               ": k_cache and v_cache must have a contiguous last dim (they are written in place)");
   like_q(k_cache, "k_cache", q, op);
@@ -292,19 +320,21 @@ AttentionOutputs invariant_attention_with_kvcache(
   }
   k::AttentionProblem p =
       packed_problem(dtype, q, q_offsets, max_q_len, k_cache.size(2), causal, scale);
-  p.k = k_cache.const_data_ptr();
-  p.v = v_cache.const_data_ptr();
+  // The caches after the new tokens' write; read from an aligned copy where they are not.
+  const at::Tensor kc = rows_aligned(k_cache, algorithm), vc = rows_aligned(v_cache, algorithm);
+  p.k = kc.const_data_ptr();
+  p.v = vc.const_data_ptr();
   p.kv_lengths = kv_lengths.const_data_ptr<std::int64_t>();
   p.max_kv_len = max_kv_len;
   p.block_table = block_table.const_data_ptr<std::int32_t>();
   p.block_table_stride = block_table.size(1);
   p.page_size = page_size;
-  p.k_page_stride = k_cache.stride(0);
-  p.k_token_stride = k_cache.stride(1);
-  p.k_head_stride = k_cache.stride(2);
-  p.v_page_stride = v_cache.stride(0);
-  p.v_token_stride = v_cache.stride(1);
-  p.v_head_stride = v_cache.stride(2);
+  p.k_page_stride = kc.stride(0);
+  p.k_token_stride = kc.stride(1);
+  p.k_head_stride = kc.stride(2);
+  p.v_page_stride = vc.stride(0);
+  p.v_token_stride = vc.stride(1);
+  p.v_head_stride = vc.stride(2);
   return run_packed(p, q, op);
 }
 

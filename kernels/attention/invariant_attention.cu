@@ -1,11 +1,12 @@
-// The invariant attention on CUDA: one warp per query row and head, splits and tiles at absolute
-// key positions in the order of invariant_attention_order.h, so the twin's bits. A first, plain
-// (no tensor core) version: correct and invariant; the fast path comes after it.
+// The invariant attention's exact path on CUDA: one warp per query row and head, on FP32 FMA units,
+// in the order of invariant_attention_order.h, so the twin's bits; also the shared split merge.
 #include <cuda_fp16.h>
 
 #include "kernels/attention/attention_layout.h"
+#include "kernels/attention/attention_tensor_cores.h"
 #include "kernels/attention/invariant_attention.h"
 #include "kernels/attention/invariant_attention_order.h"
+#include "kernels/attention/split_merge.h"
 
 namespace samebits::kernels {
 namespace {
@@ -155,10 +156,9 @@ __global__ void __launch_bounds__(kWarps * 32) attention_rows(AttentionProblem p
 }
 
 // Where split s of row (b, i), head h keeps its partial: m, l, then acc[D].
-template <int D>
 __device__ float* partial_slot(const AttentionProblem& p, std::int64_t splits, std::int64_t b,
                                std::int64_t i, std::int64_t h, std::int64_t s) {
-  return p.workspace + (((b * p.max_q_len + i) * p.heads + h) * splits + s) * (D + 2);
+  return p.workspace + split_partial_offset(p, splits, b, i, h, s);
 }
 
 // Few rows over long keys: one warp per (row, split) writes the split's partial...
@@ -179,7 +179,7 @@ __global__ void __launch_bounds__(kWarps * 32)
   load_query<T, D>(p, b, i, h, q, lane);
   const Partial<D> part =
       split_partial<T, D>(p, q, b, h / (p.heads / p.kv_heads), split, end, lane);
-  float* slot = partial_slot<D>(p, splits, b, i, h, s);
+  float* slot = partial_slot(p, splits, b, i, h, s);
   if (lane == 0) {
     slot[0] = part.m;
     slot[1] = part.l;
@@ -190,7 +190,7 @@ __global__ void __launch_bounds__(kWarps * 32)
 // ...and one warp per row merges them in split order, exactly as attention_rows does.
 template <DType T, int D>
 __global__ void __launch_bounds__(kWarps * 32)
-    attention_merge(AttentionProblem p, std::int64_t splits) {
+    attention_merge(AttentionProblem p, std::int64_t splits, std::int64_t split_keys) {
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const std::int64_t b = blockIdx.z, h = blockIdx.y;
   const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * kWarps + warp;
@@ -198,8 +198,8 @@ __global__ void __launch_bounds__(kWarps * 32)
   const std::int64_t n = layout::visible_keys(p, b, i);
   Partial<D> run;
   for (int r = 0; r < D / 32; ++r) run.acc[r] = 0.0f;
-  for (std::int64_t s = 0; s * order::kSplitKeys < n; ++s) {
-    const float* slot = partial_slot<D>(p, splits, b, i, h, s);
+  for (std::int64_t s = 0; s * split_keys < n; ++s) {
+    const float* slot = partial_slot(p, splits, b, i, h, s);
     Partial<D> part;
     part.m = slot[0];
     part.l = slot[1];
@@ -224,8 +224,7 @@ void launch_dim(const AttentionProblem& p, std::int64_t row_blocks, std::int64_t
   }
   attention_split_partials<T, D>
       <<<dim3(static_cast<unsigned>(row_blocks * splits), y, z), block, 0, stream>>>(p, splits);
-  attention_merge<T, D>
-      <<<dim3(static_cast<unsigned>(row_blocks), y, z), block, 0, stream>>>(p, splits);
+  launch_split_merge(p, splits, order::kSplitKeys, stream);
 }
 
 template <DType T>
@@ -238,16 +237,26 @@ void launch(const AttentionProblem& p, std::int64_t row_blocks, std::int64_t spl
   }
 }
 
-}  // namespace
-
-std::int64_t attention_split_workspace_floats(const AttentionProblem& p) {
-  const std::int64_t splits = (p.max_kv_len + order::kSplitKeys - 1) / order::kSplitKeys;
-  return p.sequences * p.max_q_len * p.heads * splits * (p.head_dim + 2);
+template <DType T, int D>
+void launch_merge_dim(const AttentionProblem& p, std::int64_t splits, std::int64_t split_keys,
+                      cudaStream_t stream) {
+  const std::int64_t row_blocks = (p.max_q_len + kWarps - 1) / kWarps;
+  attention_merge<T, D><<<dim3(static_cast<unsigned>(row_blocks), static_cast<unsigned>(p.heads),
+                               static_cast<unsigned>(p.sequences)),
+                          dim3(kWarps * 32), 0, stream>>>(p, splits, split_keys);
 }
 
-Status invariant_attention_cuda(const AttentionProblem& p, cudaStream_t stream) {
-  if (const Status s = attention_problem_check(p); s != Status::ok) return s;
-  if (p.sequences == 0 || p.max_q_len == 0) return Status::ok;
+template <DType T>
+void launch_merge(const AttentionProblem& p, std::int64_t splits, std::int64_t split_keys,
+                  cudaStream_t stream) {
+  switch (p.head_dim) {
+    case 64: launch_merge_dim<T, 64>(p, splits, split_keys, stream); break;
+    case 128: launch_merge_dim<T, 128>(p, splits, split_keys, stream); break;
+    default: launch_merge_dim<T, 256>(p, splits, split_keys, stream); break;
+  }
+}
+
+Status invariant_attention_exact_cuda(const AttentionProblem& p, cudaStream_t stream) {
   const std::int64_t row_blocks = (p.max_q_len + kWarps - 1) / kWarps;
   // Splits on their own warps when a workspace is given and there is more than one split: the
   // same partials and the same merge order as in one warp, so the same bits.
@@ -266,6 +275,44 @@ Status invariant_attention_cuda(const AttentionProblem& p, cudaStream_t stream) 
     launch<DType::f16>(p, row_blocks, splits, stream);
   }
   return cudaGetLastError() == cudaSuccess ? Status::ok : Status::cuda_error;
+}
+
+}  // namespace
+
+void launch_split_merge(const AttentionProblem& p, std::int64_t splits, std::int64_t split_keys,
+                        cudaStream_t stream) {
+  if (p.dtype == DType::bf16) {
+    launch_merge<DType::bf16>(p, splits, split_keys, stream);
+  } else {
+    launch_merge<DType::f16>(p, splits, split_keys, stream);
+  }
+}
+
+std::int64_t attention_split_keys(AttentionAlgorithm algorithm) {
+  return algorithm == AttentionAlgorithm::tensor_cores ? order::kTensorCoreSplitKeys
+                                                       : order::kSplitKeys;
+}
+
+bool attention_prefers_split_launch(const AttentionProblem& p, int multiprocessors) {
+  const std::int64_t keys = attention_split_keys(p.algorithm);
+  if (p.max_kv_len <= keys) return false;
+  if (p.algorithm == AttentionAlgorithm::tensor_cores)
+    return attention_tensor_cores_blocks(p) < 2 * static_cast<std::int64_t>(multiprocessors);
+  return p.sequences * p.max_q_len * p.heads <= 16384;  // one warp per row otherwise
+}
+
+std::int64_t attention_split_workspace_floats(const AttentionProblem& p) {
+  const std::int64_t keys = attention_split_keys(p.algorithm);
+  const std::int64_t splits = (p.max_kv_len + keys - 1) / keys;
+  return p.sequences * p.max_q_len * p.heads * splits * (p.head_dim + 2);
+}
+
+Status invariant_attention_cuda(const AttentionProblem& p, cudaStream_t stream) {
+  if (const Status s = attention_problem_check(p); s != Status::ok) return s;
+  if (p.sequences == 0 || p.max_q_len == 0) return Status::ok;
+  if (p.algorithm == AttentionAlgorithm::tensor_cores)
+    return invariant_attention_tensor_cores_cuda(p, stream);
+  return invariant_attention_exact_cuda(p, stream);
 }
 
 }  // namespace samebits::kernels

@@ -28,8 +28,15 @@ namespace samebits::kernels {
 //                 + g * k_head_stride + j]
 //    values likewise with the v_* strides.
 // Every pointer lives on the device for the CUDA path and on the host for the twin.
+// How the CUDA path computes: on tensor cores (mma.sync; head dims 64 and 128; q, k and v 16-byte
+// aligned with token, head and page strides multiples of 8 elements), or on FP32 FMA units in the
+// twin's exact order (every head dim, any stride; the CPU twin's bits). Each keeps every row's
+// bits independent of the batch; the two give different bits (invariant_attention_order.h).
+enum class AttentionAlgorithm { tensor_cores, exact };
+
 struct AttentionProblem {
   DType dtype = DType::bf16;  // of q, k, v and out: bf16 or f16
+  AttentionAlgorithm algorithm = AttentionAlgorithm::exact;
   std::int64_t sequences = 0, heads = 0, kv_heads = 0, head_dim = 0;
   float scale = 0.0f;  // the softmax scale, usually 1 / sqrt(head_dim)
   bool causal = true;
@@ -55,10 +62,17 @@ struct AttentionProblem {
   std::int64_t lse_seq_stride = 0, lse_token_stride = 0, lse_head_stride = 0;
 
   // CUDA only, optional: with a workspace of attention_split_workspace_floats() floats and
-  // max_kv_len (>= every kv_len(b)), the splits of a row run on separate warps and a second launch
-  // merges them in split order: the same bits, more parallel work for few rows over long keys.
+  // max_kv_len (>= every kv_len(b)), the splits of a row run on separate warps (exact) or blocks
+  // (tensor cores) and a second launch merges them in split order: the same bits, more parallel
+  // work for few rows over long keys.
   float* workspace = nullptr;
   std::int64_t workspace_floats = 0, max_kv_len = -1;
+
+  // Tensor cores only, optional: with attention_border_workspace_floats() floats here, a block
+  // whose keys cross a split border keeps the merged partial of its earlier splits in it rather
+  // than in shared memory (which would halve the blocks an SM holds): the same bits, faster.
+  float* border_workspace = nullptr;
+  std::int64_t border_workspace_floats = 0;
 };
 
 // Head dims the kernels take.
@@ -68,12 +82,24 @@ bool attention_head_dim_supported(std::int64_t head_dim);
 // kv_heads, at most 65535 sequences and heads, a positive page size with a block table.
 Status attention_problem_check(const AttentionProblem& p);
 
+// Whether the tensor-core path takes p (head dim, alignment of pointers and strides).
+bool attention_tensor_cores_supported(const AttentionProblem& p);
+
+// Whether a launch over p should give each split its own warps (exact) or blocks (tensor cores)
+// and merge them in a second launch: when the keys are long and the rows too few to fill
+// `multiprocessors` SMs otherwise. Either way gives the same bits; only the speed differs.
+bool attention_prefers_split_launch(const AttentionProblem& p, int multiprocessors);
+
+// Floats of border workspace a launch over p can use (0: none would be used).
+std::int64_t attention_border_workspace_floats(const AttentionProblem& p);
+
 // Floats of workspace the split path needs: one (m, l, acc[d]) per row, head and split.
 std::int64_t attention_split_workspace_floats(const AttentionProblem& p);
 
+// Runs p.algorithm; the tensor-core path returns invalid_argument where it is not supported.
 Status invariant_attention_cuda(const AttentionProblem& p, cudaStream_t stream);
 
-// The CPU twin: the same operations in the same order, so the same bits as the CUDA path.
+// The CPU twin: the exact path's operations in its order, so its bits (p.algorithm is ignored).
 Status invariant_attention_cpu(const AttentionProblem& p);
 
 }  // namespace samebits::kernels

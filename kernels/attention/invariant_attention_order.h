@@ -38,7 +38,11 @@ namespace samebits::kernels::attention_order {
 // the twin give the same bits for the same inputs.
 inline constexpr std::int64_t kKeyTile = 64;
 inline constexpr std::int64_t kSplitKeys = 1024;  // 16 tiles
-inline constexpr int kTileSumLeaves = 32;         // tile_sum(): 32 leaves of 2 keys each
+// The tensor-core path's splits (its tiles are kKeyTile keys too); see the end of this file. A
+// trade-off measured on the H100: 4096 leaves a single decode over 32k keys 64 blocks (2x the best
+// ATen time); 2048 gives it 128 (1.15x) and costs a 4k prefill about 8 % for its one merge.
+inline constexpr std::int64_t kTensorCoreSplitKeys = 2048;  // 32 tiles
+inline constexpr int kTileSumLeaves = 32;                   // tile_sum(): 32 leaves of 2 keys each
 inline constexpr float kLog2e = 1.44269504088896340736f;
 inline constexpr float kLn2 = 0.693147180559945309417f;
 
@@ -171,5 +175,23 @@ SAMEBITS_ATTENTION_HD std::uint16_t to_float16_bits(std::uint32_t f) {
   if (rest > 0x1000u || (rest == 0x1000u && (bits & 1u))) ++bits;  // may carry into the exponent
   return static_cast<std::uint16_t>(sign | bits);
 }
+
+// The tensor-core order (attention_tensor_cores.cu; AttentionAlgorithm::tensor_cores). Steps 1-4
+// as above, with kTensorCoreSplitKeys for the splits and, inside a 64-key tile:
+//   x[c]   = S[c] * scale_log2, S[c] the float32 result of mma.sync m16n8k16 (bf16 or fp16 inputs)
+//            over d in 16-wide steps, ascending, from +0: the hardware's own sum within a step
+//   m', alpha and p[c] as in step 2, with exp2 the SFU's ex2.approx.ftz (deterministic on a
+//            given GPU, not the exp2() above)
+//   l      = fmaf(l, alpha, sum): sum = the 32 pair sums p[8b + 2t] + p[8b + 2t + 1] (t = 0..3,
+//            b = 0..7) added over b ascending for each t, then t ^ 1, then t ^ 2 (a quad's
+//            butterfly)
+//   acc[j] = fmaf(acc[j], alpha, pv[j]): pv = mma.sync over the keys in 16-wide steps, ascending,
+//            from +0, of p rounded to the input type times v
+// A tile with no visible key for the row leaves its (m, l, acc) as they were; a split with none is
+// not merged. Every one of these operations is per row: the 15 other rows of an m16 tile (other
+// tokens, other heads of the KV group, or padding) never enter a row's arithmetic, so the block
+// shape, the batch and the launch (one block per split or all splits in one block) cannot change
+// a row's bits. The twin follows the exact order; against it, and against float64, the tensor
+// cores add two roundings: the output's and P's (tests/kernels/attention_tensor_cores_gpu_test).
 
 }  // namespace samebits::kernels::attention_order

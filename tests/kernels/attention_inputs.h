@@ -10,10 +10,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <numeric>
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/attention/invariant_attention.h"
@@ -61,18 +63,23 @@ struct AttentionResult {
 };
 
 // page_size 0: keys packed with offsets; else a paged cache of that page size whose pages are
-// handed out in a shuffled order (seeded), with `spare_pages` unused pages mixed in.
-inline AttentionResult run_attention(const AttentionShape& s,
-                                     const std::vector<SequenceCall>& calls, bool cuda,
-                                     std::int64_t page_size = 0, std::uint64_t page_seed = 1,
-                                     bool split_warps = false) {
+// handed out in a shuffled order (seeded), with `spare_pages` unused pages mixed in. The twin
+// (cuda false) always follows the exact order; on CUDA `algorithm` picks the kernel.
+inline AttentionResult run_attention(
+    const AttentionShape& s, const std::vector<SequenceCall>& calls, bool cuda,
+    std::int64_t page_size = 0, std::uint64_t page_seed = 1, bool split_warps = false,
+    kernels::AttentionAlgorithm algorithm = kernels::AttentionAlgorithm::exact,
+    bool border_workspace = false) {
   namespace k = kernels;
   std::vector<std::int64_t> q_offsets{0}, kv_offsets{0}, kv_lengths;
   std::vector<at::Tensor> qs, ks, vs;
   std::int64_t max_q = 0, max_pages = 0;
+  std::map<std::pair<std::uint64_t, std::int64_t>, SequenceData> made;  // chunks share a sequence
   for (const auto& c : calls) {
     if (c.kv_len > c.length || c.q_len > c.kv_len) throw std::invalid_argument("bad SequenceCall");
-    const SequenceData d = sequence_data(s, c.seed, c.length);
+    const auto key = std::make_pair(c.seed, c.length);
+    if (made.find(key) == made.end()) made.emplace(key, sequence_data(s, c.seed, c.length));
+    const SequenceData& d = made.at(key);
     qs.push_back(d.q.slice(0, c.kv_len - c.q_len, c.kv_len));
     ks.push_back(d.k.slice(0, 0, c.kv_len));
     vs.push_back(d.v.slice(0, 0, c.kv_len));
@@ -122,6 +129,7 @@ inline AttentionResult run_attention(const AttentionShape& s,
 
   k::AttentionProblem p;
   p.dtype = s.dtype == at::kBFloat16 ? k::DType::bf16 : k::DType::f16;
+  p.algorithm = algorithm;
   p.sequences = static_cast<std::int64_t>(calls.size());
   p.heads = s.heads;
   p.kv_heads = s.kv_heads;
@@ -152,15 +160,22 @@ inline AttentionResult run_attention(const AttentionShape& s,
   p.lse = r.lse.data_ptr<float>();
   p.lse_token_stride = s.heads;
   p.lse_head_stride = 1;
+  std::int64_t longest = 0;
+  for (const auto& c : calls) longest = std::max(longest, c.kv_len);
+  p.max_kv_len = longest;
   at::Tensor workspace;
-  if (split_warps) {  // the CUDA path with each split on its own warp, merged by a second launch
-    std::int64_t longest = 0;
-    for (const auto& c : calls) longest = std::max(longest, c.kv_len);
-    p.max_kv_len = longest;
+  if (split_warps) {  // the CUDA path with each split on its own warps, merged by a second launch
     const std::int64_t floats = k::attention_split_workspace_floats(p);
     workspace = at::full({std::max<std::int64_t>(floats, 1)}, NAN, q.options().dtype(at::kFloat));
     p.workspace = workspace.data_ptr<float>();
     p.workspace_floats = floats;
+  }
+  at::Tensor border;
+  if (border_workspace) {  // tensor cores: merged partials in global memory, not shared
+    const std::int64_t floats = k::attention_border_workspace_floats(p);
+    border = at::full({std::max<std::int64_t>(floats, 1)}, NAN, q.options().dtype(at::kFloat));
+    p.border_workspace = border.data_ptr<float>();
+    p.border_workspace_floats = floats;
   }
   const k::Status status =
       cuda ? k::invariant_attention_cuda(p, c10::cuda::getCurrentCUDAStream().stream())

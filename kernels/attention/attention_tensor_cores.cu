@@ -1,0 +1,500 @@
+// The invariant attention on tensor cores (mma.sync m16n8k16, float32 accumulation): blocks of
+// query rows over 64-key tiles at absolute positions, in the tensor-core order of
+// invariant_attention_order.h. A row's instructions are its own, whatever else shares the block.
+#include <cstdint>
+
+#include "kernels/attention/attention_tensor_cores.h"
+#include "kernels/attention/split_merge.h"
+#include "kernels/attention/tensor_core_tiles.cuh"
+
+namespace samebits::kernels {
+namespace {
+
+using namespace tensor_core;  // NOLINT(build/namespaces): this file's own building blocks
+
+template <DType T>
+__device__ __forceinline__ std::uint16_t to_bits(float value) {
+  const unsigned f = __float_as_uint(value);
+  return T == DType::bf16 ? order::to_bfloat16_bits(f) : order::to_float16_bits(f);
+}
+
+// The merged state of a row's earlier splits, kept per thread in shared memory or the border
+// workspace (acc, then m and l), merged with the split just finished (step 3), or taken as it is
+// for the row's first split. Loads go before stores, a column block at a time, so that global
+// memory's latency is paid once per block rather than once per float.
+template <int D, int MT, int CG>
+__device__ void close_split(float* __restrict__ run_s, int tid, float (&acc)[MT][D / 8 / CG][4],
+                            const RowState (&cur)[2 * MT], const int (&n)[2 * MT],
+                            int split_begin) {
+  constexpr int NB = D / 8 / CG;
+  const bool first_split = split_begin == 0;
+  float* __restrict__ run_ml = run_s + MT * NB * 4 * kThreads;
+  order::MergeFactors f[2 * MT];
+  bool has[2 * MT];
+#pragma unroll
+  for (int k = 0; k < 2 * MT; ++k) {
+    has[k] = n[k] > split_begin;  // else the row has no key in this split
+    f[k] = {1.0f, 1.0f};
+    float m = cur[k].m, l = cur[k].l;
+    if (has[k] && !first_split) {
+      m = run_ml[(2 * k) * kThreads + tid];
+      l = run_ml[(2 * k + 1) * kThreads + tid];
+      f[k] = order::merge_factors(m, l, cur[k].m, cur[k].l);
+    }
+    if (has[k]) {
+      run_ml[(2 * k) * kThreads + tid] = m;
+      run_ml[(2 * k + 1) * kThreads + tid] = l;
+    }
+  }
+#pragma unroll
+  for (int nb = 0; nb < NB; ++nb) {
+    float old[MT][4];
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+      for (int e = 0; e < 4; ++e)
+        old[mt][e] = first_split ? 0.0f : run_s[((mt * NB + nb) * 4 + e) * kThreads + tid];
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int k = 2 * mt + e / 2;
+        if (!has[k]) continue;
+        const float a = acc[mt][nb][e];
+        run_s[((mt * NB + nb) * 4 + e) * kThreads + tid] =
+            first_split ? a : order::merge_acc(old[mt][e], a, f[k]);
+      }
+  }
+}
+
+template <DType T, int D, int MT, int CG>
+__global__ void __launch_bounds__(kThreads, 2)
+    attention_tensor_cores(const __grid_constant__ AttentionProblem p, int pack,
+                           std::int64_t q_tiles, std::int64_t splits) {
+  using L = Tiles<D, MT, CG>;
+  constexpr int kRowsPerThread = 2 * MT;
+  constexpr int NB = D / 8 / CG;  // the warp's accumulator blocks of 8 columns
+  constexpr int C = L::kChunks;
+  constexpr std::int64_t kSplit = order::kTensorCoreSplitKeys;
+  extern __shared__ __align__(128) std::uint8_t smem[];
+  __shared__ TileSource src;
+  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+
+  const BlockRows rows = block_rows<MT, CG>(p, pack, q_tiles, splits);
+  if (rows.first >= rows.q_len) return;
+  const std::int64_t begin = rows.begin, end = rows.end;
+  if (tid == 0) {
+    const std::int64_t kv_base = p.kv_offsets ? p.kv_offsets[rows.b] : 0;
+    src.b = rows.b;
+    src.begin = begin;
+    src.end = end;
+    src.k_head = rows.g * p.k_head_stride;
+    src.v_head = rows.g * p.v_head_stride;
+    src.k_base = rows.b * p.k_page_stride + kv_base * p.k_token_stride + src.k_head;
+    src.v_base = rows.b * p.v_page_stride + kv_base * p.v_token_stride + src.v_head;
+  }
+  __syncthreads();
+
+  const std::uint32_t base = static_cast<std::uint32_t>(__cvta_generic_to_shared(smem));
+  const Loader<D, MT, CG> load{
+      p, src, base, base + L::kQ * 16, base + (L::kQ + L::kStages * L::kKV) * 16, tid};
+  // The merged partial of earlier splits: the block's slice of the border workspace, else shared
+  // memory (laid out alike: float i of thread t at i * kThreads + t).
+  float* run_s = reinterpret_cast<float*>(smem + L::kTileBytes);
+  if (p.border_workspace) {
+    const std::int64_t block =
+        (static_cast<std::int64_t>(blockIdx.z) * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
+    run_s = p.border_workspace + block * (L::kRunBytes / 4);
+  }
+
+  // The thread's rows: their visible keys past `begin` (0 for a missing row; positions fit 31
+  // bits, checked on the host), so a tile's bookkeeping is 32-bit.
+  int n[kRowsPerThread];
+#pragma unroll
+  for (int k = 0; k < kRowsPerThread; ++k) {
+    const std::int64_t i = rows.token(row_of<MT, CG>(warp, lane, k));
+    const std::int64_t visible = i < rows.q_len ? layout::visible_keys(p, rows.b, i) : 0;
+    n[k] = visible > begin ? static_cast<int>(visible - begin) : 0;
+  }
+  // A warp whose rows are all missing skips the arithmetic (it still loads and waits).
+  const bool warp_idle = rows.token(row_of<MT, CG>(warp, 0, 0)) >= rows.q_len;
+
+  float acc[MT][NB][4];
+  RowState cur[kRowsPerThread];
+  // The warp's first output column (decode shape: a quarter each).
+  const int col0 = CG == 1 ? 0 : warp * (D / CG);
+#pragma unroll
+  for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+    for (int nb = 0; nb < NB; ++nb)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) acc[mt][nb][e] = 0.0f;
+
+  const float scale_log2 = p.scale * order::kLog2e;
+  const int tiles = begin < end ? static_cast<int>((end - begin + kKeys - 1) / kKeys) : 0;
+  // The pipeline: tiles 0 .. kStages - 2 in flight before the loop; each iteration starts the copy
+  // of tile j + kStages - 1 (a group per iteration, empty past the end) and waits for tile j.
+  load.queries(rows);
+#pragma unroll
+  for (int j = 0; j < L::kStages - 1; ++j) {
+    if (j < tiles) load.tile(j, j);
+    commit_copies();
+  }
+
+  // Fragment addresses: a lane's byte offset for the first 16-column step; step kc (or np) is that
+  // offset XOR (kc << 5), since the swizzle XORs the chunk with row & 7 and rows are 2^k bytes.
+  const int row_bytes = C * 16;
+  const std::uint32_t q_lane =
+      ((CG == 1 ? warp * 16 * MT : 0) + lane % 8 + 8 * ((lane / 8) % 2)) * row_bytes +
+      (((lane / 16) ^ (lane % 8)) << 4);
+  const std::uint32_t k_lane =
+      (lane % 8 + 8 * (lane / 16)) * row_bytes + ((((lane / 8) % 2) ^ (lane % 8)) << 4);
+  const std::uint32_t v_lane =
+      (lane % 8 + 8 * ((lane / 8) % 2)) * row_bytes + (((lane / 16) ^ (lane % 8)) << 4);
+
+  // A split border inside the block's keys (not in split mode): close the split before it.
+  auto close_if_border = [&](int t0) {
+    if (splits || t0 == 0 || t0 % kSplit != 0) return;  // (begin = 0 in whole mode)
+    close_split<D, MT, CG>(run_s, tid, acc, cur, n, t0 - static_cast<int>(kSplit));
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+      for (int nb = 0; nb < NB; ++nb)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) acc[mt][nb][e] = 0.0f;
+#pragma unroll
+    for (int k = 0; k < kRowsPerThread; ++k) cur[k] = RowState{};
+  };
+
+  // S = Q K^T for the tile in `stage`: 8 blocks of 8 keys, d in 16-wide steps from +0.
+  auto scores = [&](int stage, float(&s)[MT][8][4]) {
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+      for (int nb = 0; nb < 8; ++nb)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) s[mt][nb][e] = 0.0f;
+    const std::uint32_t k_stage = load.k_s + stage * L::kKV * 16;
+#pragma unroll
+    for (int kc = 0; kc < D / 16; ++kc) {
+      std::uint32_t qf[MT][4];
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt)
+        ldmatrix(qf[mt], load.q_s + mt * 16 * row_bytes + (q_lane ^ (kc << 5)));
+#pragma unroll
+      for (int np = 0; np < 4; ++np) {
+        std::uint32_t kb[4];
+        ldmatrix(kb, k_stage + np * 16 * row_bytes + (k_lane ^ (kc << 5)));
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt) {
+          mma<T>(s[mt][2 * np], qf[mt], kb[0], kb[1]);
+          mma<T>(s[mt][2 * np + 1], qf[mt], kb[2], kb[3]);
+        }
+      }
+    }
+  };
+
+  // Online softmax per row (step 2 of the tensor-core order) for the tile at t0 (past begin); P,
+  // rounded to the input type, as the A operand of 4 steps of 16 keys.
+  float alpha[kRowsPerThread];
+  bool live[kRowsPerThread];
+  std::uint32_t pa[MT][4][4];
+  auto softmax = [&](float(&s)[MT][8][4], int t0) {
+#pragma unroll
+    for (int k = 0; k < kRowsPerThread; ++k) {
+      float(&sk)[8][4] = s[k / 2];
+      const int h = 2 * (k % 2);
+      const int left = n[k] - t0;
+      const int visible = left <= 0 ? 0 : (left >= kKeys ? kKeys : left);
+      live[k] = visible > 0;
+      float tile_max = -INFINITY;
+#pragma unroll
+      for (int nb = 0; nb < 8; ++nb) {
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          const int col = nb * 8 + 2 * (lane % 4) + e;
+          const float x = col < visible ? sk[nb][h + e] * scale_log2 : -INFINITY;
+          sk[nb][h + e] = x;
+          tile_max = fmaxf(tile_max, x);
+        }
+      }
+      tile_max = fmaxf(tile_max, __shfl_xor_sync(kFull, tile_max, 1));
+      tile_max = fmaxf(tile_max, __shfl_xor_sync(kFull, tile_max, 2));
+      const float m_new = fmaxf(cur[k].m, tile_max) + 0.0f;
+      const bool none = m_new == -INFINITY;
+      alpha[k] = none ? 1.0f : exp2_mufu(cur[k].m - m_new);
+      float sum = 0.0f;
+#pragma unroll
+      for (int nb = 0; nb < 8; ++nb) {
+        const float p0 = none ? 0.0f : exp2_mufu(sk[nb][h] - m_new);
+        const float p1 = none ? 0.0f : exp2_mufu(sk[nb][h + 1] - m_new);
+        sk[nb][h] = p0;
+        sk[nb][h + 1] = p1;
+        const float leaf = p0 + p1;
+        sum = nb == 0 ? leaf : sum + leaf;
+      }
+      sum = sum + __shfl_xor_sync(kFull, sum, 1);
+      sum = sum + __shfl_xor_sync(kFull, sum, 2);
+      if (live[k]) {
+        cur[k].l = fmaf(cur[k].l, alpha[k], sum);
+        cur[k].m = m_new;
+      }
+    }
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt) {
+#pragma unroll
+      for (int c = 0; c < 4; ++c) {
+        pa[mt][c][0] = pack_pair<T>(s[mt][2 * c][0], s[mt][2 * c][1]);
+        pa[mt][c][1] = pack_pair<T>(s[mt][2 * c][2], s[mt][2 * c][3]);
+        pa[mt][c][2] = pack_pair<T>(s[mt][2 * c + 1][0], s[mt][2 * c + 1][1]);
+        pa[mt][c][3] = pack_pair<T>(s[mt][2 * c + 1][2], s[mt][2 * c + 1][3]);
+      }
+    }
+  };
+
+  // PV per 16 output columns (the warp's), keys in 16-wide steps from +0, then
+  // acc = fma(acc, alpha, pv).
+  auto accumulate = [&](int stage) {
+    const std::uint32_t v_stage = load.v_s + stage * L::kKV * 16;
+#pragma unroll
+    for (int np = 0; np < NB / 2; ++np) {
+      float pv[MT][2][4];
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+        for (int hb = 0; hb < 2; ++hb)
+#pragma unroll
+          for (int e = 0; e < 4; ++e) pv[mt][hb][e] = 0.0f;
+#pragma unroll
+      for (int c = 0; c < 4; ++c) {
+        std::uint32_t vb[4];
+        ldmatrix_trans(vb, v_stage + c * 16 * row_bytes + (v_lane ^ ((col0 / 16 + np) << 5)));
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt) {
+          mma<T>(pv[mt][0], pa[mt][c], vb[0], vb[1]);
+          mma<T>(pv[mt][1], pa[mt][c], vb[2], vb[3]);
+        }
+      }
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+        for (int hb = 0; hb < 2; ++hb)
+#pragma unroll
+          for (int e = 0; e < 4; ++e) {
+            const int k = 2 * mt + e / 2;
+            float& a = acc[mt][2 * np + hb][e];
+            a = live[k] ? fmaf(a, alpha[k], pv[mt][hb][e]) : a;
+          }
+    }
+  };
+
+  float s[MT][8][4];
+  if constexpr (CG == 1) {
+    // Prefill: per tile, wait for it, then scores, softmax and PV.
+    for (int j = 0; j < tiles; ++j) {
+      const int ahead = j + L::kStages - 1;
+      if (ahead < tiles) load.tile(ahead, ahead % L::kStages);
+      commit_copies();
+      wait_copies<L::kStages - 1>();
+      __syncthreads();
+      if (!warp_idle) {
+        close_if_border(j * kKeys);
+        scores(j % L::kStages, s);
+        softmax(s, j * kKeys);
+        accumulate(j % L::kStages);
+      }
+      __syncthreads();  // the stage just read is a later iteration's load target
+    }
+  } else {
+    // Decode (one m16 tile, latency-bound): the next tile's scores are computed between this
+    // tile's softmax and its PV, so their MMAs overlap the softmax's arithmetic. The same
+    // operations on the same values as above, in another interleaving.
+    static_assert(L::kStages >= 3, "tile j + 1 must be in while tile j + 2 loads");
+    if (tiles > 0) {
+      wait_copies<L::kStages - 2>();
+      __syncthreads();
+      scores(0, s);
+    }
+    for (int j = 0; j < tiles; ++j) {
+      const int ahead = j + L::kStages - 1;
+      if (ahead < tiles) load.tile(ahead, ahead % L::kStages);
+      commit_copies();
+      wait_copies<L::kStages - 2>();  // tiles up to j + 1 are in
+      __syncthreads();
+      close_if_border(j * kKeys);
+      softmax(s, j * kKeys);
+      if (j + 1 < tiles) scores((j + 1) % L::kStages, s);
+      accumulate(j % L::kStages);
+      __syncthreads();  // the stage just read is a later iteration's load target
+    }
+  }
+  wait_copies<0>();  // the queries' copies, when the block had no tile
+  if (warp_idle) return;
+  const BlockRows rows_again = block_rows<MT, CG>(p, pack, q_tiles, splits);
+
+  // Split mode: the split's partial per row that has keys in it, for the merge launch.
+  if (splits) {
+    const std::int64_t s_index = blockIdx.x % splits;
+#pragma unroll
+    for (int k = 0; k < kRowsPerThread; ++k) {
+      if (n[k] == 0) continue;  // no key in this split
+      const int r = row_of<MT, CG>(warp, lane, k);
+      float* slot = p.workspace + split_partial_offset(p, splits, rows_again.b, rows_again.token(r),
+                                                       rows_again.head(r), s_index);
+      if (lane % 4 == 0 && col0 == 0) {
+        slot[0] = cur[k].m;
+        slot[1] = cur[k].l;
+      }
+#pragma unroll
+      for (int nb = 0; nb < NB; ++nb) {
+        const int col = col0 + nb * 8 + 2 * (lane % 4), h = 2 * (k % 2);
+        *reinterpret_cast<float2*>(slot + 2 + col) =
+            make_float2(acc[k / 2][nb][h], acc[k / 2][nb][h + 1]);
+      }
+    }
+    return;
+  }
+
+  // Whole mode: close the last split if the block had several, then step 4.
+  if (rows_again.end > kSplit) {
+    close_split<D, MT, CG>(run_s, tid, acc, cur, n,
+                           static_cast<int>((rows_again.end - 1) / kSplit * kSplit));
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+      for (int nb = 0; nb < NB; ++nb)
+#pragma unroll
+        for (int e = 0; e < 4; ++e)
+          acc[mt][nb][e] = run_s[((mt * NB + nb) * 4 + e) * kThreads + tid];
+    const float* run_ml = run_s + MT * NB * 4 * kThreads;
+#pragma unroll
+    for (int k = 0; k < kRowsPerThread; ++k)
+      cur[k] = RowState{run_ml[(2 * k) * kThreads + tid], run_ml[(2 * k + 1) * kThreads + tid]};
+  }
+  auto* out = static_cast<std::uint16_t*>(p.out);
+#pragma unroll
+  for (int k = 0; k < kRowsPerThread; ++k) {
+    const int r = row_of<MT, CG>(warp, lane, k), h = 2 * (k % 2);
+    const std::int64_t i = rows_again.token(r);
+    if (i >= rows_again.q_len) continue;
+    const std::int64_t head = rows_again.head(r);
+    std::uint16_t* row =
+        out + layout::row_offset(p, rows_again.b, i, p.out_seq_stride, p.out_token_stride) +
+        head * p.out_head_stride;
+#pragma unroll
+    for (int nb = 0; nb < NB; ++nb) {
+      const int col = col0 + nb * 8 + 2 * (lane % 4);
+      const std::uint32_t lo = to_bits<T>(order::output(acc[k / 2][nb][h], cur[k].l));
+      const std::uint32_t hi = to_bits<T>(order::output(acc[k / 2][nb][h + 1], cur[k].l));
+      *reinterpret_cast<std::uint32_t*>(row + col) = lo | (hi << 16);
+    }
+    if (p.lse && lane % 4 == 0 && col0 == 0) {
+      p.lse[layout::row_offset(p, rows_again.b, i, p.lse_seq_stride, p.lse_token_stride) +
+            head * p.lse_head_stride] = order::lse(cur[k].m, cur[k].l);
+    }
+  }
+}
+
+// Query heads per token in a block of `rows` rows: the whole KV group when it divides them.
+int heads_per_token(const AttentionProblem& p, int rows) {
+  const std::int64_t group = p.heads / p.kv_heads;
+  return group <= rows && rows % group == 0 ? static_cast<int>(group) : 1;
+}
+
+// The decode shape when one block of 16 rows holds a sequence's rows of a KV group.
+bool decode_shape(const AttentionProblem& p) {
+  return p.max_q_len * heads_per_token(p, kRows<1, 4>) <= kRows<1, 4>;
+}
+
+template <DType T, int D, int MT, int CG>
+Status launch_blocks(const AttentionProblem& p, std::int64_t splits, cudaStream_t stream) {
+  using L = Tiles<D, MT, CG>;
+  const int pack = heads_per_token(p, kRows<MT, CG>);
+  const std::int64_t tokens = kRows<MT, CG> / pack;
+  const std::int64_t q_tiles = (p.max_q_len + tokens - 1) / tokens;
+  const std::int64_t x = q_tiles * (splits > 0 ? splits : 1);
+  if (x > 0x7fffffff) return Status::invalid_argument;
+  // The merged-partial space in shared memory only when some block's keys cross a split border
+  // (whole mode) and no border workspace holds it.
+  const bool crosses =
+      splits == 0 && p.max_kv_len > order::kTensorCoreSplitKeys && !p.border_workspace;
+  if (splits == 0 && p.border_workspace &&
+      p.border_workspace_floats < x * p.heads / pack * p.sequences * (L::kRunBytes / 4))
+    return Status::workspace_too_small;
+  const int bytes = L::kTileBytes + (crosses ? L::kRunBytes : 0);
+  if (cudaFuncSetAttribute(attention_tensor_cores<T, D, MT, CG>,
+                           cudaFuncAttributeMaxDynamicSharedMemorySize,
+                           L::kTileBytes + L::kRunBytes) != cudaSuccess)
+    return Status::cuda_error;
+  const dim3 grid(static_cast<unsigned>(x), static_cast<unsigned>(p.heads / pack),
+                  static_cast<unsigned>(p.sequences));
+  attention_tensor_cores<T, D, MT, CG><<<grid, kThreads, bytes, stream>>>(p, pack, q_tiles, splits);
+  if (cudaGetLastError() != cudaSuccess) return Status::cuda_error;
+  if (splits > 0) launch_split_merge(p, splits, order::kTensorCoreSplitKeys, stream);
+  return cudaGetLastError() == cudaSuccess ? Status::ok : Status::cuda_error;
+}
+
+template <DType T, int D>
+Status launch_dim(const AttentionProblem& p, std::int64_t splits, cudaStream_t stream) {
+  if (decode_shape(p)) return launch_blocks<T, D, 1, 4>(p, splits, stream);
+  return launch_blocks<T, D, 2, 1>(p, splits, stream);
+}
+
+bool aligned16(const void* ptr) {
+  return reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0;
+}
+
+}  // namespace
+
+std::int64_t attention_border_workspace_floats(const AttentionProblem& p) {
+  if (p.algorithm != AttentionAlgorithm::tensor_cores ||
+      p.max_kv_len <= order::kTensorCoreSplitKeys)
+    return 0;
+  const bool decode = decode_shape(p);
+  const int run_floats = decode ? Tiles<128, 1, 4>::kRunBytes / 4 : Tiles<128, 2, 1>::kRunBytes / 4;
+  // (head dim 128's size bounds 64's)
+  return attention_tensor_cores_blocks(p) * run_floats;
+}
+
+std::int64_t attention_tensor_cores_blocks(const AttentionProblem& p) {
+  const int rows = decode_shape(p) ? kRows<1, 4> : kRows<2, 1>;
+  const int pack = heads_per_token(p, rows);
+  const std::int64_t q_tiles = (p.max_q_len + rows / pack - 1) / (rows / pack);
+  return p.sequences * q_tiles * (p.heads / pack);
+}
+
+bool attention_tensor_cores_supported(const AttentionProblem& p) {
+  if (p.head_dim != 64 && p.head_dim != 128) return false;
+  if (!aligned16(p.q) || !aligned16(p.k) || !aligned16(p.v)) return false;
+  // Key positions and pages are found in 32 bits; max_kv_len sizes the shared memory.
+  if (p.max_kv_len < 0 || p.max_kv_len > 0x7fffffff) return false;
+  if (p.block_table && p.page_size > 0x7fffffff) return false;
+  for (const std::int64_t stride :
+       {p.q_seq_stride, p.q_token_stride, p.q_head_stride, p.k_page_stride, p.k_token_stride,
+        p.k_head_stride, p.v_page_stride, p.v_token_stride, p.v_head_stride}) {
+    if (stride % 8 != 0) return false;
+  }
+  // out is written two elements at a time.
+  return reinterpret_cast<std::uintptr_t>(p.out) % 4 == 0 && p.out_seq_stride % 2 == 0 &&
+         p.out_token_stride % 2 == 0 && p.out_head_stride % 2 == 0;
+}
+
+Status invariant_attention_tensor_cores_cuda(const AttentionProblem& p, cudaStream_t stream) {
+  if (!attention_tensor_cores_supported(p)) return Status::invalid_argument;
+  // Splits on their own blocks when a workspace is given and there is more than one split.
+  std::int64_t splits = 0;
+  if (p.workspace) {
+    if (p.workspace_floats < attention_split_workspace_floats(p))
+      return Status::workspace_too_small;
+    splits = (p.max_kv_len + order::kTensorCoreSplitKeys - 1) / order::kTensorCoreSplitKeys;
+    if (splits < 2) splits = 0;
+  }
+  const bool bf16 = p.dtype == DType::bf16;
+  if (p.head_dim == 64)
+    return bf16 ? launch_dim<DType::bf16, 64>(p, splits, stream)
+                : launch_dim<DType::f16, 64>(p, splits, stream);
+  return bf16 ? launch_dim<DType::bf16, 128>(p, splits, stream)
+              : launch_dim<DType::f16, 128>(p, splits, stream);
+}
+
+}  // namespace samebits::kernels

@@ -1,0 +1,161 @@
+// How the tensor-core attention lays out a block: its warps and query rows, its shared-memory
+// tiles, which rows and keys it holds, and the copies that fill its tiles
+// (attention_tensor_cores.cu).
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/attention/attention_layout.h"
+#include "kernels/attention/invariant_attention.h"
+#include "kernels/attention/invariant_attention_order.h"
+#include "kernels/attention/mma_instructions.cuh"
+
+#ifndef SAMEBITS_ATTENTION_WARPS
+#define SAMEBITS_ATTENTION_WARPS 4
+#endif
+
+namespace samebits::kernels::tensor_core {
+
+namespace order = attention_order;
+namespace layout = attention_layout;
+
+// A block: kWarps warps, in one of two shapes. Prefill (MT = 2, CG = 1): each warp its own two
+// m16 tiles of query rows (each K and V fragment read from shared memory feeds two MMAs), 128
+// rows. Decode (MT = 1, CG = 4): one m16 tile of 16 rows shared by the four warps, each computing
+// the scores and softmax of all 16 rows and P V for a quarter of the columns, so that a tile's
+// serial work is split where few rows leave the GPU waiting on it. Neither changes a row's bits:
+// each MMA row is computed alone, by the same instructions; the shape only spreads the work.
+constexpr int kWarps = SAMEBITS_ATTENTION_WARPS;
+constexpr int kThreads = kWarps * 32;
+template <int MT, int CG>
+constexpr int kRows = CG == 1 ? 16 * MT* kWarps : 16 * MT;
+constexpr int kKeys = static_cast<int>(order::kKeyTile);
+static_assert(kKeys == 64, "the P fragments below take 64-key tiles");
+static_assert(order::kSplitKeys % order::kKeyTile == 0, "tiles never cross a split");
+constexpr unsigned kFull = 0xffffffffu;
+
+// Shared memory, in 16-byte chunks: a [rows][D] tile keeps chunk c of row r at c ^ (r & 7), so the
+// eight rows one ldmatrix reads at one chunk fall in eight different bank groups. Then K and V,
+// kStages stages each (3 for decode blocks, which wait on memory; 2 for prefill, to keep two
+// blocks per SM), and the merged partial of earlier splits (each thread's own floats).
+template <int D, int MT, int CG>
+struct Tiles {
+  static constexpr int kChunks = D / 8;
+  static constexpr int kStages = MT == 1 ? 3 : 2;
+  static constexpr int kQ = kRows<MT, CG> * kChunks, kKV = kKeys * kChunks;
+  static constexpr int kTileBytes = (kQ + 2 * kStages * kKV) * 16;
+  // The merged partial of earlier splits: a thread's accumulators (MT * D / 2 floats) and its
+  // rows' m and l, needed only when a block's keys cross a split border.
+  static constexpr int kRunBytes = (MT * (D / 2) / CG + 4 * MT) * kThreads * 4;
+};
+
+// One query row's running state. A thread holds kRowsPerThread rows: fragment rows lane/4 and
+// lane/4 + 8 of each of its warp's m16 tiles; row k of a thread is kRowOf(warp, lane, k).
+struct RowState {
+  float m = -INFINITY, l = 0.0f;
+};
+template <int MT, int CG>
+__device__ __forceinline__ int row_of(int warp, int lane, int k) {
+  return (CG == 1 ? warp * 16 * MT : 0) + (k / 2) * 16 + lane / 4 + 8 * (k % 2);
+}
+
+// Which rows a block holds: `pack` query heads of one KV group per token (so the group shares
+// each K and V tile), kRows / pack consecutive tokens of one sequence; and the keys it visits,
+// [begin, end): one split in split mode, else all its rows see. Computed from blockIdx alone, so
+// the epilogue recomputes it rather than keep it in registers through the loop.
+struct BlockRows {
+  std::int64_t b, first, q_len, head0, g, begin, end;
+  int pack;
+  __device__ std::int64_t token(int r) const { return first + r / pack; }
+  __device__ std::int64_t head(int r) const { return head0 + r % pack; }
+};
+
+template <int MT, int CG>
+__device__ BlockRows block_rows(const AttentionProblem& p, int pack, std::int64_t q_tiles,
+                                std::int64_t splits) {
+  BlockRows rows;
+  rows.b = blockIdx.z;
+  rows.pack = pack;
+  // Causal blocks with more keys first (the last query tile first): launch order only.
+  const std::int64_t tile = splits ? blockIdx.x / splits : q_tiles - 1 - blockIdx.x;
+  rows.first = tile * (kRows<MT, CG> / pack);
+  rows.q_len = layout::q_len(p, rows.b);
+  rows.head0 = static_cast<std::int64_t>(blockIdx.y) * pack;
+  rows.g = rows.head0 / (p.heads / p.kv_heads);
+  rows.begin = 0;
+  rows.end = 0;
+  if (rows.first >= rows.q_len) return rows;
+  const std::int64_t last = min(rows.first + kRows<MT, CG> / pack, rows.q_len) - 1;
+  rows.end = layout::visible_keys(p, rows.b, last);
+  if (splits) {
+    rows.begin = static_cast<std::int64_t>(blockIdx.x % splits) * order::kTensorCoreSplitKeys;
+    rows.end = min(rows.end, rows.begin + order::kTensorCoreSplitKeys);
+  }
+  return rows;
+}
+
+// What the tile copies need, in shared memory (read once per tile, not held in registers).
+struct TileSource {
+  std::int64_t b, begin, end, k_base, v_base, k_head, v_head;
+};
+
+template <int D, int MT, int CG>
+struct Loader {
+  static constexpr int C = Tiles<D, MT, CG>::kChunks;
+  const AttentionProblem& p;  // the kernel's __grid_constant__ parameter: no copy
+  const TileSource& src;      // shared memory
+  std::uint32_t q_s, k_s, v_s;
+  int tid;
+
+  // Query rows into shared memory (missing rows as zeros).
+  __device__ void queries(const BlockRows& rows) const {
+    const auto* q = static_cast<const std::uint16_t*>(p.q);
+#pragma unroll 4
+    for (int idx = tid; idx < kRows<MT, CG> * C; idx += kThreads) {
+      const int r = idx / C, c = idx % C;
+      const std::int64_t i = rows.token(r);
+      const bool valid = i < rows.q_len;
+      const std::int64_t at =
+          valid ? layout::row_offset(p, rows.b, i, p.q_seq_stride, p.q_token_stride) +
+                      rows.head(r) * p.q_head_stride + c * 8
+                : 0;
+      copy16(q_s + swizzled(r, c, C) * 16, q + at, valid);
+    }
+  }
+
+  // Tile j's keys and values (absolute positions begin + 64 j ...) into stage `stage`, keys at or
+  // after `end` as zeros. A thread copies 16-byte chunk tid % C of rows tid / C + i * kThreads /
+  // C. Key positions and page sizes fit 31 bits (checked on the host).
+  __device__ void tile(int j, int stage) const {
+    const auto* k = static_cast<const std::uint16_t*>(p.k);
+    const auto* v = static_cast<const std::uint16_t*>(p.v);
+    const int c = tid % C;
+    const std::int64_t t0 = src.begin + static_cast<std::int64_t>(j) * kKeys, end = src.end;
+    const std::uint32_t stage_at = stage * Tiles<D, MT, CG>::kKV * 16;
+#pragma unroll 2
+    for (int i = 0; i < kKeys * C / kThreads; ++i) {
+      const int r = tid / C + i * (kThreads / C);
+      const std::int64_t t = t0 + r;
+      const bool valid = t < end;
+      std::int64_t ko = 0, vo = 0;
+      if (valid) {
+        if (p.block_table) {
+          const auto u = static_cast<std::uint32_t>(t);
+          const auto size = static_cast<std::uint32_t>(p.page_size);
+          const std::int64_t page = p.block_table[src.b * p.block_table_stride + u / size];
+          const std::int64_t slot = u % size;
+          ko = page * p.k_page_stride + slot * p.k_token_stride + src.k_head + c * 8;
+          vo = page * p.v_page_stride + slot * p.v_token_stride + src.v_head + c * 8;
+        } else {
+          ko = src.k_base + t * p.k_token_stride + c * 8;
+          vo = src.v_base + t * p.v_token_stride + c * 8;
+        }
+      }
+      const std::uint32_t at = stage_at + swizzled(r, c, C) * 16;
+      copy16(k_s + at, k + ko, valid);
+      copy16(v_s + at, v + vo, valid);
+    }
+  }
+};
+
+}  // namespace samebits::kernels::tensor_core

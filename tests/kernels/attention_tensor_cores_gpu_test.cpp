@@ -1,0 +1,209 @@
+// The invariant attention on tensor cores (label "gpu"; skipped without a GPU): within a bound
+// derived from the dtype of a float64 reference, and each row's bits alone, in batches beside
+// neighbours of other lengths, chunked, in decode, paged, split over blocks and on another stream.
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "harness/device_choice.h"
+#include "tests/kernels/attention_inputs.h"
+
+namespace samebits {
+namespace {
+
+#define SAMEBITS_REQUIRE_CUDA() \
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA GPU visible"
+
+constexpr auto kTensorCores = kernels::AttentionAlgorithm::tensor_cores;
+
+// split: each split on its own blocks, merged by a second launch; border: a block's merged
+// partials in a global workspace rather than shared memory. Neither may change a bit.
+AttentionResult on_tensor_cores(const AttentionShape& s, const std::vector<SequenceCall>& calls,
+                                std::int64_t page_size = 0, bool split = false,
+                                bool border = false) {
+  return run_attention(s, calls, true, page_size, 1, split, kTensorCores, border);
+}
+
+// The float64 reference of every call's rows: out [rows, H, d] and lse [rows, H].
+struct Reference {
+  at::Tensor out, lse;
+};
+
+Reference float64_reference(const AttentionShape& s, const std::vector<SequenceCall>& calls,
+                            float scale) {
+  std::vector<at::Tensor> outs, lses;
+  const std::int64_t group = s.heads / s.kv_heads;
+  for (const auto& c : calls) {
+    const SequenceData d = sequence_data(s, c.seed, c.length);
+    const at::Tensor q = d.q.slice(0, c.kv_len - c.q_len, c.kv_len).to(at::kDouble).transpose(0, 1);
+    const at::Tensor k = d.k.slice(0, 0, c.kv_len).to(at::kDouble).repeat_interleave(group, 1);
+    const at::Tensor v = d.v.slice(0, 0, c.kv_len).to(at::kDouble).repeat_interleave(group, 1);
+    at::Tensor scores = at::matmul(q, k.permute({1, 2, 0})) * static_cast<double>(scale);
+    if (s.causal) {  // query i sits at kv_len - q_len + i and sees keys up to it
+      const at::Tensor i = at::arange(c.q_len, at::kLong).unsqueeze(1) + (c.kv_len - c.q_len);
+      const at::Tensor t = at::arange(c.kv_len, at::kLong).unsqueeze(0);
+      scores = scores.masked_fill(t.gt(i), -INFINITY);
+    }
+    const at::Tensor lse = at::logsumexp(scores, -1);  // [H, q_len]
+    const at::Tensor out = at::matmul(at::exp(scores - lse.unsqueeze(-1)), v.transpose(0, 1));
+    outs.push_back(out.transpose(0, 1));
+    lses.push_back(lse.transpose(0, 1));
+  }
+  return {at::cat(outs), at::cat(lses)};
+}
+
+// |out - ref| <= 2^-p (|ref| + max|v|) elementwise: p = 8 for bfloat16 and 11 for float16, twice
+// the two roundings the kernel adds to float32 arithmetic (the output's, and P's before the PV
+// product: |sum p v / l| moves by at most half an ulp of p times max|v|). lse (float32 from
+// float32 sums of unrounded p) within 1e-5 (1 + |lse|).
+::testing::AssertionResult within_bound(const AttentionShape& s, const AttentionResult& got,
+                                        const Reference& ref, double max_v) {
+  const double eps = s.dtype == at::kBFloat16 ? std::ldexp(1.0, -8) : std::ldexp(1.0, -11);
+  const at::Tensor out = got.out.to(at::kDouble);
+  const at::Tensor err = (out - ref.out).abs();
+  const at::Tensor bound = eps * (ref.out.abs() + max_v);
+  const at::Tensor over = err.gt(bound) | out.isnan();
+  if (over.any().item<bool>()) {
+    const std::int64_t i = over.reshape(-1).nonzero()[0].item<std::int64_t>();
+    return ::testing::AssertionFailure()
+           << over.sum().item<std::int64_t>() << " of " << out.numel()
+           << " outputs past the bound; first at flat index " << i << ": "
+           << out.reshape(-1)[i].item<double>() << " vs " << ref.out.reshape(-1)[i].item<double>()
+           << " (bound " << bound.reshape(-1)[i].item<double>() << ")";
+  }
+  const at::Tensor lse = got.lse.to(at::kDouble);
+  const at::Tensor lse_over = (lse - ref.lse).abs().gt(1e-5 * (1.0 + ref.lse.abs()));
+  if (lse_over.any().item<bool>()) {
+    return ::testing::AssertionFailure()
+           << lse_over.sum().item<std::int64_t>() << " lse values past 1e-5 (1 + |lse|)";
+  }
+  return ::testing::AssertionSuccess();
+}
+
+struct BoundCase {
+  at::ScalarType dtype;
+  std::int64_t head_dim, group;
+  bool causal;
+  std::int64_t page_size;
+};
+
+std::string bound_name(const ::testing::TestParamInfo<BoundCase>& info) {
+  const BoundCase& c = info.param;
+  return std::string(c.dtype == at::kBFloat16 ? "Bf16" : "F16") + "_D" +
+         std::to_string(c.head_dim) + "_G" + std::to_string(c.group) +
+         (c.causal ? "_Causal" : "_Full") + "_Page" + std::to_string(c.page_size);
+}
+
+class TensorCoreAttentionBound : public ::testing::TestWithParam<BoundCase> {};
+
+// Lengths 1, 127..129 (tile borders), a 64-token chunk and a decode step over 1000 keys, 2047 and
+// 2049 (a split border) and 4095 and 4097 (another) in one batch; split over blocks, or with the
+// border workspace, the same bits.
+TEST_P(TensorCoreAttentionBound, WithinTheBoundOfAFloat64Reference) {
+  SAMEBITS_REQUIRE_CUDA();
+  const BoundCase& c = GetParam();
+  const AttentionShape s{c.dtype, 8, 8 / c.group, c.head_dim, c.causal};
+  const std::vector<SequenceCall> calls{
+      {1, 1, 1, 1},        {2, 127, 127, 127}, {3, 128, 128, 128},    {4, 129, 129, 129},
+      {5, 1000, 1000, 64}, {6, 1000, 1000, 1}, {7, 4095, 4095, 4095}, {8, 4097, 4097, 300}};
+  const AttentionResult got = on_tensor_cores(s, calls, c.page_size);
+  const float scale = 1.0f / std::sqrt(static_cast<float>(c.head_dim));
+  const Reference ref = float64_reference(s, calls, scale);
+  double max_v = 0.0;
+  for (const auto& call : calls) {
+    max_v = std::max(max_v, sequence_data(s, call.seed, call.length).v.abs().max().item<double>());
+  }
+  EXPECT_TRUE(within_bound(s, got, ref, max_v));
+  // The negative control: a 2% error in the scale is past the bound.
+  const Reference off = float64_reference(s, calls, scale * 1.02f);
+  EXPECT_FALSE(within_bound(s, got, off, max_v));
+  const AttentionResult split = on_tensor_cores(s, calls, c.page_size, /*split=*/true);
+  EXPECT_TRUE(same_bits(got.out, split.out));
+  EXPECT_TRUE(same_bits(got.lse, split.lse));
+  const AttentionResult border = on_tensor_cores(s, calls, c.page_size, false, /*border=*/true);
+  EXPECT_TRUE(same_bits(got.out, border.out));
+  EXPECT_TRUE(same_bits(got.lse, border.lse));
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, TensorCoreAttentionBound,
+                         ::testing::Values(BoundCase{at::kBFloat16, 128, 1, true, 0},
+                                           BoundCase{at::kBFloat16, 128, 4, true, 16},
+                                           BoundCase{at::kHalf, 128, 8, true, 0},
+                                           BoundCase{at::kHalf, 64, 1, false, 0},
+                                           BoundCase{at::kBFloat16, 64, 4, false, 1}),
+                         bound_name);
+
+class TensorCoreAttentionInvariance : public ::testing::TestWithParam<std::int64_t> {};
+
+// One 4097-token sequence alone; in batches of 8 and 64 beside neighbours whose lengths cross tile
+// and split borders and set the batch's longest query and key; chunked at 16, 64 and 333;
+// decoded token by token; over paged caches; split over blocks; on a second stream.
+TEST_P(TensorCoreAttentionInvariance, ARowsBitsAreItsSequencesOwn) {
+  SAMEBITS_REQUIRE_CUDA();
+  const std::int64_t group = GetParam();
+  const AttentionShape s{at::kBFloat16, 2 * group, 2, 128, true};
+  const std::int64_t length = 4097;
+  const SequenceCall mine{77, length, length, length};
+  const AttentionResult alone = on_tensor_cores(s, {mine});
+  for (const std::int64_t batch : {8, 64}) {
+    std::vector<SequenceCall> calls;
+    for (std::int64_t i = 0; i < batch; ++i) {
+      const std::int64_t len = 1 + (i * 977) % 9000;  // up to 8786 keys: longer than mine
+      calls.push_back({static_cast<std::uint64_t>(100 + i), len, len, i % 3 == 0 ? len : 1});
+    }
+    calls[batch / 2] = mine;
+    for (const bool split : {false, true}) {
+      const AttentionResult in_batch =
+          on_tensor_cores(s, calls, batch == 64 ? 16 : 0, split, /*border=*/batch == 8);
+      EXPECT_TRUE(same_bits(alone.rows(0), in_batch.rows(batch / 2)))
+          << "batch " << batch << (split ? ", split" : "");
+      EXPECT_TRUE(same_bits(alone.lse_rows(0), in_batch.lse_rows(batch / 2)))
+          << "batch " << batch << (split ? ", split" : "");
+    }
+  }
+  for (const std::int64_t chunk : {16, 64, 333}) {
+    std::vector<SequenceCall> calls;
+    for (std::int64_t end = chunk;; end = std::min(end + chunk, length)) {
+      const std::int64_t begin = calls.empty() ? 0 : calls.back().kv_len;
+      calls.push_back({77, length, end, end - begin});
+      if (end == length) break;
+    }
+    const AttentionResult chunked = on_tensor_cores(s, calls, chunk == 16 ? 64 : 0);
+    EXPECT_TRUE(same_bits(alone.out, chunked.out)) << "chunk " << chunk;
+    EXPECT_TRUE(same_bits(alone.lse, chunked.lse)) << "chunk " << chunk;
+  }
+  std::vector<SequenceCall> decode{{77, length, length - 40, length - 40}};
+  for (std::int64_t t = length - 39; t <= length; ++t) decode.push_back({77, length, t, 1});
+  for (const bool split : {false, true}) {
+    const AttentionResult decoded = on_tensor_cores(s, decode, 16, split);
+    EXPECT_TRUE(same_bits(alone.out, decoded.out)) << (split ? "split" : "whole");
+    EXPECT_TRUE(same_bits(alone.lse, decoded.lse)) << (split ? "split" : "whole");
+    // Decode alone (one query per sequence: the kernel's decode shape) gives those rows' bits.
+    const std::vector<SequenceCall> steps(decode.begin() + 1, decode.end());
+    const AttentionResult stepped = on_tensor_cores(s, steps, 0, split);
+    EXPECT_TRUE(same_bits(alone.out.slice(0, length - 40), stepped.out))
+        << (split ? "split" : "whole");
+    EXPECT_TRUE(same_bits(alone.lse.slice(0, length - 40), stepped.lse))
+        << (split ? "split" : "whole");
+  }
+  {
+    const c10::cuda::CUDAStream other = c10::cuda::getStreamFromPool();
+    const c10::cuda::CUDAStreamGuard guard(other);
+    const AttentionResult again = on_tensor_cores(s, {mine}, 32);
+    EXPECT_TRUE(same_bits(alone.out, again.out)) << "second stream";
+  }
+  // The negative control: the exact path's bits are not the tensor cores' (same_bits can fail).
+  const AttentionResult exact = run_attention(s, {mine}, true);
+  EXPECT_FALSE(same_bits(alone.out, exact.out));
+}
+
+INSTANTIATE_TEST_SUITE_P(Groups, TensorCoreAttentionInvariance, ::testing::Values(1, 4, 8),
+                         [](const ::testing::TestParamInfo<std::int64_t>& info) {
+                           return "Gqa" + std::to_string(info.param);
+                         });
+
+}  // namespace
+}  // namespace samebits
