@@ -119,16 +119,22 @@ __global__ void __launch_bounds__(kThreads, 2)
   // A warp whose rows are all missing skips the arithmetic (it still loads and waits).
   const bool warp_idle = rows.token(row_of<MT, CG>(warp, 0, 0)) >= rows.q_len;
 
+  // The running partial of the split under way, started as (m, l, acc) = (-inf, +0, +0).
   float acc[MT][NB][4];
   RowState cur[kRowsPerThread];
+  auto start_split = [&] {
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+      for (int nb = 0; nb < NB; ++nb)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) acc[mt][nb][e] = 0.0f;
+#pragma unroll
+    for (int k = 0; k < kRowsPerThread; ++k) cur[k] = RowState{};
+  };
+  start_split();
   // The warp's first output column (decode shape: a quarter each).
   const int col0 = CG == 1 ? 0 : warp * (D / CG);
-#pragma unroll
-  for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-    for (int nb = 0; nb < NB; ++nb)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) acc[mt][nb][e] = 0.0f;
 
   const float scale_log2 = p.scale * order::kLog2e;
   const int tiles = begin < end ? static_cast<int>((end - begin + kKeys - 1) / kKeys) : 0;
@@ -156,14 +162,7 @@ __global__ void __launch_bounds__(kThreads, 2)
   auto close_if_border = [&](int t0) {
     if (splits || t0 == 0 || t0 % kSplit != 0) return;  // (begin = 0 in whole mode)
     close_split<D, MT, CG>(run_s, tid, acc, cur, n, t0 - static_cast<int>(kSplit));
-#pragma unroll
-    for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-      for (int nb = 0; nb < NB; ++nb)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) acc[mt][nb][e] = 0.0f;
-#pragma unroll
-    for (int k = 0; k < kRowsPerThread; ++k) cur[k] = RowState{};
+    start_split();
   };
 
   // S = Q K^T for the tile in `stage`: 8 blocks of 8 keys, d in 16-wide steps from +0.
