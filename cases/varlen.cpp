@@ -11,7 +11,7 @@
 namespace samebits {
 
 const std::vector<std::string>& padding_mode_names() {
-  static const std::vector<std::string> names = {"right", "left", "packed"};
+  static const std::vector<std::string> names = {"right", "left", "packed", "paged"};
   return names;
 }
 
@@ -33,6 +33,8 @@ PaddedBatch pad_batch(const std::vector<at::Tensor>& items, std::int64_t dim, Pa
   if (items.empty()) throw std::invalid_argument("pad_batch: no items");
   if (side == PaddingMode::packed)
     throw std::invalid_argument("pad_batch: use pack_batch for packed");
+  if (side == PaddingMode::paged)
+    throw std::invalid_argument("pad_batch: paged batches are built by the op's paged path");
   const at::Tensor& first = items.front();
   dim = at::maybe_wrap_dim(dim, first.dim());
   std::int64_t max_len = 0;

@@ -1,5 +1,5 @@
-// Batches of variable-length items: right-padded, left-padded (with a validity mask) or packed
-// end to end with offsets. The same sequences in each form, so their outputs must agree.
+// Batches of variable-length items: right-padded, left-padded (with a validity mask), packed end
+// to end with offsets, or paged. The same sequences in each form, so their outputs must agree.
 #pragma once
 
 #include <ATen/ATen.h>
@@ -10,7 +10,9 @@
 
 namespace samebits {
 
-enum class PaddingMode { right, left, packed };
+// paged: an attention KV cache in fixed-size pages, handed out in a scrambled order through a
+// block table; only ops with a paged path take it (pad_batch and pack_batch do not).
+enum class PaddingMode { right, left, packed, paged };
 
 const std::vector<std::string>& padding_mode_names();
 std::string padding_mode_name(PaddingMode mode);

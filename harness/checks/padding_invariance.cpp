@@ -1,5 +1,6 @@
 // padding_invariance: each variable-length item alone vs all of them in one right- or
-// left-padded (masked) or packed batch, with neutral padding or NaN canaries that must not leak.
+// left-padded (masked), packed or paged batch, with neutral padding or NaN canaries that must not
+// leak.
 #include <fmt/format.h>
 
 #include "cases/varlen.h"
@@ -12,13 +13,13 @@ class PaddingInvariance final : public Check {
  public:
   CheckKind kind() const override { return CheckKind::padding_invariance; }
   std::string compares() const override {
-    return "each sequence alone vs one right/left-padded (masked) or packed batch";
+    return "each sequence alone vs one right/left-padded (masked), packed or paged batch";
   }
   std::vector<AxisSpec> axes() const override {
     return {{"padding",
              AxisSpec::Type::text,
              nullptr,
-             {"right", "left", "packed"},
+             {"right", "left", "packed", "paged"},
              "how the items share one batch"},
             {"lengths",
              AxisSpec::Type::integer_list,

@@ -3,6 +3,7 @@
 #include "harness/ops/sdpa_batching.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "harness/ops/sdpa_samebits.h"
 
@@ -55,8 +56,14 @@ std::vector<at::Tensor> attend_varlen(const std::vector<at::Tensor>& qs,
                                       const std::vector<at::Tensor>& ks,
                                       const std::vector<at::Tensor>& vs, PaddingMode mode,
                                       const at::Scalar& fill, const SdpaSetup& setup) {
-  // samebits takes lengths: every padding mode reaches it as packed sequences with offsets.
-  if (setup.impl->bundled) return samebits_attend_varlen(qs, ks, vs, setup.causal);
+  // samebits takes lengths: every padding mode reaches it as packed sequences with offsets, but a
+  // paged batch goes through its paged KV cache.
+  if (setup.impl->bundled) {
+    if (mode == PaddingMode::paged) return samebits_attend_paged(qs, ks, vs, setup.causal);
+    return samebits_attend_varlen(qs, ks, vs, setup.causal);
+  }
+  if (mode == PaddingMode::paged)
+    throw std::invalid_argument("sdpa: ATen's backends take no paged KV cache");
   std::vector<Span> spans;
   at::Tensor q, k, v;
   if (mode == PaddingMode::packed) {

@@ -88,7 +88,7 @@ class SdpaOp final : public Op {
     return {LayoutKind::strided, LayoutKind::offset};
   }
   std::vector<PaddingMode> paddings() const override {
-    return {PaddingMode::right, PaddingMode::left, PaddingMode::packed};
+    return {PaddingMode::right, PaddingMode::left, PaddingMode::packed, PaddingMode::paged};
   }
 
   std::optional<std::string> impossible(const Point& p) const override {
@@ -118,8 +118,13 @@ class SdpaOp final : public Op {
                            d.lq);
     }
     if (p.has("padding")) {
-      if (p.text("padding") == "packed" && p.text("pad_fill") == "canary")
-        return "a packed batch has no padded slots to hold canaries; use right or left padding";
+      if ((p.text("padding") == "packed" || p.text("padding") == "paged") &&
+          p.text("pad_fill") == "canary") {
+        return fmt::format(
+            "a {} batch has no padded slots to hold canaries; use right or left "
+            "padding",
+            p.text("padding"));
+      }
       for (auto len : p.integers("lengths")) {
         if (d.causal && !d.self_attention() && len < d.lq) {
           return fmt::format("lengths set Lk here (Lq {} != Lk {}); causal needs each length >= Lq",
@@ -151,6 +156,8 @@ class SdpaOp final : public Op {
       if (d != 64 && d != 128 && d != 256)
         return fmt::format("samebits attention takes head dims 64, 128 and 256, not {}", d);
     }
+    if (!impl.bundled && p.has("padding") && p.text("padding") == "paged")
+      return "ATen's SDPA takes no paged KV cache (only samebits' attention_with_kvcache does)";
     if (device.is_cuda() && dtype == at::kDouble &&
         impl.force == at::SDPBackend::efficient_attention) {
       return "aten.efficient on CUDA takes float16, bfloat16 and float32, not float64";

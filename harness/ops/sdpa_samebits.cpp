@@ -2,6 +2,9 @@
 // attention_varlen, with only the op's own call inside the kernel-capture scope.
 #include "harness/ops/sdpa_samebits.h"
 
+#include <algorithm>
+#include <stdexcept>
+
 #include "harness/kernel_capture.h"
 #include "kernels/attention/binding.h"
 
@@ -41,6 +44,65 @@ std::vector<at::Tensor> samebits_attend_varlen(const std::vector<at::Tensor>& qs
   }
   std::vector<at::Tensor> per_item;
   for (std::size_t b = 0; b < qs.size(); ++b) {
+    per_item.push_back(
+        out.narrow(0, q_offsets[b], q_offsets[b + 1] - q_offsets[b]).transpose(0, 1).contiguous());
+  }
+  return per_item;
+}
+
+std::vector<at::Tensor> samebits_attend_paged(const std::vector<at::Tensor>& qs,
+                                              const std::vector<at::Tensor>& ks,
+                                              const std::vector<at::Tensor>& vs, bool causal) {
+  constexpr std::int64_t kPage = 16;
+  const auto sequences = static_cast<std::int64_t>(qs.size());
+  std::int64_t pages = 1, max_pages = 1;  // one spare page, never named by the table
+  for (const auto& k : ks) {
+    pages += (k.size(1) + kPage - 1) / kPage;
+    max_pages = std::max(max_pages, (k.size(1) + kPage - 1) / kPage);
+  }
+  const at::Tensor& k0 = ks.at(0);
+  at::Tensor k_cache = at::zeros({pages, kPage, k0.size(0), k0.size(2)}, k0.options());
+  at::Tensor v_cache = at::zeros_like(k_cache);
+  // Page n of the pool goes to the n-th page asked for, counted backwards from the end: items'
+  // pages are neither in order nor next to each other.
+  std::vector<std::int32_t> table(sequences * max_pages, 0);
+  std::vector<std::int64_t> cached;
+  std::vector<at::Tensor> k_new, v_new;
+  std::int64_t next = 0;
+  for (std::int64_t b = 0; b < sequences; ++b) {
+    const std::int64_t lq = qs[b].size(1), lk = ks[b].size(1);
+    if (lq > lk) throw std::invalid_argument("samebits paged attention: an item has Lq > Lk");
+    cached.push_back(lk - lq);
+    const at::Tensor k = ks[b].transpose(0, 1), v = vs[b].transpose(0, 1);  // [Lk, Hkv, d]
+    for (std::int64_t t = 0; t < lk; t += kPage) {
+      const auto page = static_cast<std::int32_t>(pages - 1 - next++);
+      table[b * max_pages + t / kPage] = page;
+      const std::int64_t n = std::min(kPage, lk - lq - t);  // cached keys of this page
+      if (n > 0) {
+        k_cache[page].narrow(0, 0, n).copy_(k.narrow(0, t, n));
+        v_cache[page].narrow(0, 0, n).copy_(v.narrow(0, t, n));
+      }
+    }
+    k_new.push_back(k.narrow(0, lk - lq, lq));
+    v_new.push_back(v.narrow(0, lk - lq, lq));
+  }
+  std::vector<std::int64_t> q_offsets;
+  const at::Tensor q = pack(qs, q_offsets);
+  const auto on = q.options().dtype(at::kLong);
+  const at::Tensor qo = at::tensor(q_offsets, at::kLong).to(on.device());
+  const at::Tensor lengths = at::tensor(cached, at::kLong).to(on.device());
+  const at::Tensor blocks =
+      at::tensor(table, at::kInt).view({sequences, max_pages}).to(on.device());
+  const at::Tensor kn = at::cat(k_new).contiguous(), vn = at::cat(v_new).contiguous();
+  at::Tensor out;
+  {
+    const ComputeScope under_test;
+    out = invariant_attention_with_kvcache(q, k_cache, v_cache, blocks, lengths, qo, kn, vn, -1,
+                                           causal)
+              .out;
+  }
+  std::vector<at::Tensor> per_item;
+  for (std::int64_t b = 0; b < sequences; ++b) {
     per_item.push_back(
         out.narrow(0, q_offsets[b], q_offsets[b + 1] - q_offsets[b]).transpose(0, 1).contiguous());
   }

@@ -1,5 +1,5 @@
 // The sdpa op's "samebits" implementation: the same batches handed to the bundled invariant
-// attention the way its users call it (dense [B, H, L, d], or packed sequences with offsets).
+// attention the way its users call it (dense [B, H, L, d], packed with offsets, or paged).
 #pragma once
 
 #include <ATen/ATen.h>
@@ -17,5 +17,13 @@ at::Tensor samebits_attend_batch(const at::Tensor& q, const at::Tensor& k, const
 std::vector<at::Tensor> samebits_attend_varlen(const std::vector<at::Tensor>& qs,
                                                const std::vector<at::Tensor>& ks,
                                                const std::vector<at::Tensor>& vs, bool causal);
+
+// The same items through torch.ops.samebits.attention_with_kvcache: each item's keys and values in
+// pages of 16 tokens of one pool, handed out in a scrambled order through a block table; the
+// keys of an item's queries' own positions (its last Lq_i) appended as k_new and v_new, the rest
+// already cached. Needs Lq_i <= Lk_i.
+std::vector<at::Tensor> samebits_attend_paged(const std::vector<at::Tensor>& qs,
+                                              const std::vector<at::Tensor>& ks,
+                                              const std::vector<at::Tensor>& vs, bool causal);
 
 }  // namespace samebits
