@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "kernels/attention/attention_tensor_cores.h"
+#include "kernels/attention/attention_warpgroups.h"
 #include "kernels/attention/split_merge.h"
 #include "kernels/attention/tensor_core_tiles.cuh"
 
@@ -11,61 +12,6 @@ namespace samebits::kernels {
 namespace {
 
 using namespace tensor_core;  // NOLINT(build/namespaces): this file's own building blocks
-
-template <DType T>
-__device__ __forceinline__ std::uint16_t to_bits(float value) {
-  const unsigned f = __float_as_uint(value);
-  return T == DType::bf16 ? order::to_bfloat16_bits(f) : order::to_float16_bits(f);
-}
-
-// The merged state of a row's earlier splits, kept per thread in shared memory or the border
-// workspace (acc, then m and l), merged with the split just finished (step 3), or taken as it is
-// for the row's first split. Loads go before stores, a column block at a time, so that global
-// memory's latency is paid once per block rather than once per float.
-template <int D, int MT, int CG>
-__device__ void close_split(float* __restrict__ run_s, int tid, float (&acc)[MT][D / 8 / CG][4],
-                            const RowState (&cur)[2 * MT], const int (&n)[2 * MT],
-                            int split_begin) {
-  constexpr int NB = D / 8 / CG;
-  const bool first_split = split_begin == 0;
-  float* __restrict__ run_ml = run_s + MT * NB * 4 * kThreads;
-  order::MergeFactors f[2 * MT];
-  bool has[2 * MT];
-#pragma unroll
-  for (int k = 0; k < 2 * MT; ++k) {
-    has[k] = n[k] > split_begin;  // else the row has no key in this split
-    f[k] = {1.0f, 1.0f};
-    float m = cur[k].m, l = cur[k].l;
-    if (has[k] && !first_split) {
-      m = run_ml[(2 * k) * kThreads + tid];
-      l = run_ml[(2 * k + 1) * kThreads + tid];
-      f[k] = order::merge_factors(m, l, cur[k].m, cur[k].l);
-    }
-    if (has[k]) {
-      run_ml[(2 * k) * kThreads + tid] = m;
-      run_ml[(2 * k + 1) * kThreads + tid] = l;
-    }
-  }
-#pragma unroll
-  for (int nb = 0; nb < NB; ++nb) {
-    float old[MT][4];
-#pragma unroll
-    for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-      for (int e = 0; e < 4; ++e)
-        old[mt][e] = first_split ? 0.0f : run_s[((mt * NB + nb) * 4 + e) * kThreads + tid];
-#pragma unroll
-    for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const int k = 2 * mt + e / 2;
-        if (!has[k]) continue;
-        const float a = acc[mt][nb][e];
-        run_s[((mt * NB + nb) * 4 + e) * kThreads + tid] =
-            first_split ? a : order::merge_acc(old[mt][e], a, f[k]);
-      }
-  }
-}
 
 template <DType T, int D, int MT, int CG>
 __global__ void __launch_bounds__(kThreads, 2)
@@ -96,8 +42,8 @@ __global__ void __launch_bounds__(kThreads, 2)
   __syncthreads();
 
   const std::uint32_t base = static_cast<std::uint32_t>(__cvta_generic_to_shared(smem));
-  const Loader<D, MT, CG> load{
-      p, src, base, base + L::kQ * 16, base + (L::kQ + L::kStages * L::kKV) * 16, tid};
+  const Loader<L> load{p,  src, base, base + L::kQ * 16, base + (L::kQ + L::kStages * L::kKV) * 16,
+                       tid};
   // The merged partial of earlier splits: the block's slice of the border workspace, else shared
   // memory (laid out alike: float i of thread t at i * kThreads + t).
   float* run_s = reinterpret_cast<float*>(smem + L::kTileBytes);
@@ -161,7 +107,7 @@ __global__ void __launch_bounds__(kThreads, 2)
   // A split border inside the block's keys (not in split mode): close the split before it.
   auto close_if_border = [&](int t0) {
     if (splits || t0 == 0 || t0 % kSplit != 0) return;  // (begin = 0 in whole mode)
-    close_split<D, MT, CG>(run_s, tid, acc, cur, n, t0 - static_cast<int>(kSplit));
+    close_split<kThreads, MT, NB>(run_s, tid, acc, cur, n, t0 - static_cast<int>(kSplit));
     start_split();
   };
 
@@ -199,91 +145,26 @@ __global__ void __launch_bounds__(kThreads, 2)
   bool live[kRowsPerThread];
   std::uint32_t pa[MT][4][4];
   auto softmax = [&](float(&s)[MT][8][4], int t0) {
-#pragma unroll
-    for (int k = 0; k < kRowsPerThread; ++k) {
-      float(&sk)[8][4] = s[k / 2];
-      const int h = 2 * (k % 2);
-      const int left = n[k] - t0;
-      const int visible = left <= 0 ? 0 : (left >= kKeys ? kKeys : left);
-      live[k] = visible > 0;
-      float tile_max = -INFINITY;
-#pragma unroll
-      for (int nb = 0; nb < 8; ++nb) {
-#pragma unroll
-        for (int e = 0; e < 2; ++e) {
-          const int col = nb * 8 + 2 * (lane % 4) + e;
-          const float x = col < visible ? sk[nb][h + e] * scale_log2 : -INFINITY;
-          sk[nb][h + e] = x;
-          tile_max = fmaxf(tile_max, x);
-        }
-      }
-      tile_max = fmaxf(tile_max, __shfl_xor_sync(kFull, tile_max, 1));
-      tile_max = fmaxf(tile_max, __shfl_xor_sync(kFull, tile_max, 2));
-      const float m_new = fmaxf(cur[k].m, tile_max) + 0.0f;
-      const bool none = m_new == -INFINITY;
-      alpha[k] = none ? 1.0f : exp2_mufu(cur[k].m - m_new);
-      float sum = 0.0f;
-#pragma unroll
-      for (int nb = 0; nb < 8; ++nb) {
-        const float p0 = none ? 0.0f : exp2_mufu(sk[nb][h] - m_new);
-        const float p1 = none ? 0.0f : exp2_mufu(sk[nb][h + 1] - m_new);
-        sk[nb][h] = p0;
-        sk[nb][h + 1] = p1;
-        const float leaf = p0 + p1;
-        sum = nb == 0 ? leaf : sum + leaf;
-      }
-      sum = sum + __shfl_xor_sync(kFull, sum, 1);
-      sum = sum + __shfl_xor_sync(kFull, sum, 2);
-      if (live[k]) {
-        cur[k].l = fmaf(cur[k].l, alpha[k], sum);
-        cur[k].m = m_new;
-      }
-    }
-#pragma unroll
-    for (int mt = 0; mt < MT; ++mt) {
-#pragma unroll
-      for (int c = 0; c < 4; ++c) {
-        pa[mt][c][0] = pack_pair<T>(s[mt][2 * c][0], s[mt][2 * c][1]);
-        pa[mt][c][1] = pack_pair<T>(s[mt][2 * c][2], s[mt][2 * c][3]);
-        pa[mt][c][2] = pack_pair<T>(s[mt][2 * c + 1][0], s[mt][2 * c + 1][1]);
-        pa[mt][c][3] = pack_pair<T>(s[mt][2 * c + 1][2], s[mt][2 * c + 1][3]);
-      }
-    }
+    online_softmax<T, MT>(s, t0, lane, scale_log2, n, cur, alpha, live, pa);
   };
 
-  // PV per 16 output columns (the warp's), keys in 16-wide steps from +0, then
-  // acc = fma(acc, alpha, pv).
+  // acc = acc * alpha, then P V accumulated onto it: per 16 output columns (the warp's), keys
+  // in 16-wide steps, ascending.
   auto accumulate = [&](int stage) {
+    rescale<MT, NB>(acc, alpha);
     const std::uint32_t v_stage = load.v_s + stage * L::kKV * 16;
 #pragma unroll
     for (int np = 0; np < NB / 2; ++np) {
-      float pv[MT][2][4];
-#pragma unroll
-      for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-        for (int hb = 0; hb < 2; ++hb)
-#pragma unroll
-          for (int e = 0; e < 4; ++e) pv[mt][hb][e] = 0.0f;
 #pragma unroll
       for (int c = 0; c < 4; ++c) {
         std::uint32_t vb[4];
         ldmatrix_trans(vb, v_stage + c * 16 * row_bytes + (v_lane ^ ((col0 / 16 + np) << 5)));
 #pragma unroll
         for (int mt = 0; mt < MT; ++mt) {
-          mma<T>(pv[mt][0], pa[mt][c], vb[0], vb[1]);
-          mma<T>(pv[mt][1], pa[mt][c], vb[2], vb[3]);
+          mma<T>(acc[mt][2 * np], pa[mt][c], vb[0], vb[1]);
+          mma<T>(acc[mt][2 * np + 1], pa[mt][c], vb[2], vb[3]);
         }
       }
-#pragma unroll
-      for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-        for (int hb = 0; hb < 2; ++hb)
-#pragma unroll
-          for (int e = 0; e < 4; ++e) {
-            const int k = 2 * mt + e / 2;
-            float& a = acc[mt][2 * np + hb][e];
-            a = live[k] ? fmaf(a, alpha[k], pv[mt][hb][e]) : a;
-          }
     }
   };
 
@@ -331,67 +212,16 @@ __global__ void __launch_bounds__(kThreads, 2)
   if (warp_idle) return;
   const BlockRows rows_again = block_rows<MT, CG>(p, pack, q_tiles, splits);
 
-  // Split mode: the split's partial per row that has keys in it, for the merge launch.
+  const RowEpilogue<BlockRows, MT, NB> epilogue{p, rows_again, splits, lane, col0};
+  auto row = [&](int k) { return row_of<MT, CG>(warp, lane, k); };
   if (splits) {
-    const std::int64_t s_index = blockIdx.x % splits;
-#pragma unroll
-    for (int k = 0; k < kRowsPerThread; ++k) {
-      if (n[k] == 0) continue;  // no key in this split
-      const int r = row_of<MT, CG>(warp, lane, k);
-      float* slot = p.workspace + split_partial_offset(p, splits, rows_again.b, rows_again.token(r),
-                                                       rows_again.head(r), s_index);
-      if (lane % 4 == 0 && col0 == 0) {
-        slot[0] = cur[k].m;
-        slot[1] = cur[k].l;
-      }
-#pragma unroll
-      for (int nb = 0; nb < NB; ++nb) {
-        const int col = col0 + nb * 8 + 2 * (lane % 4), h = 2 * (k % 2);
-        *reinterpret_cast<float2*>(slot + 2 + col) =
-            make_float2(acc[k / 2][nb][h], acc[k / 2][nb][h + 1]);
-      }
-    }
+    epilogue.partials(acc, cur, n, row);
     return;
   }
-
   // Whole mode: close the last split if the block had several, then step 4.
-  if (rows_again.end > kSplit) {
-    close_split<D, MT, CG>(run_s, tid, acc, cur, n,
-                           static_cast<int>((rows_again.end - 1) / kSplit * kSplit));
-#pragma unroll
-    for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-      for (int nb = 0; nb < NB; ++nb)
-#pragma unroll
-        for (int e = 0; e < 4; ++e)
-          acc[mt][nb][e] = run_s[((mt * NB + nb) * 4 + e) * kThreads + tid];
-    const float* run_ml = run_s + MT * NB * 4 * kThreads;
-#pragma unroll
-    for (int k = 0; k < kRowsPerThread; ++k)
-      cur[k] = RowState{run_ml[(2 * k) * kThreads + tid], run_ml[(2 * k + 1) * kThreads + tid]};
-  }
-  auto* out = static_cast<std::uint16_t*>(p.out);
-#pragma unroll
-  for (int k = 0; k < kRowsPerThread; ++k) {
-    const int r = row_of<MT, CG>(warp, lane, k), h = 2 * (k % 2);
-    const std::int64_t i = rows_again.token(r);
-    if (i >= rows_again.q_len) continue;
-    const std::int64_t head = rows_again.head(r);
-    std::uint16_t* row =
-        out + layout::row_offset(p, rows_again.b, i, p.out_seq_stride, p.out_token_stride) +
-        head * p.out_head_stride;
-#pragma unroll
-    for (int nb = 0; nb < NB; ++nb) {
-      const int col = col0 + nb * 8 + 2 * (lane % 4);
-      const std::uint32_t lo = to_bits<T>(order::output(acc[k / 2][nb][h], cur[k].l));
-      const std::uint32_t hi = to_bits<T>(order::output(acc[k / 2][nb][h + 1], cur[k].l));
-      *reinterpret_cast<std::uint32_t*>(row + col) = lo | (hi << 16);
-    }
-    if (p.lse && lane % 4 == 0 && col0 == 0) {
-      p.lse[layout::row_offset(p, rows_again.b, i, p.lse_seq_stride, p.lse_token_stride) +
-            head * p.lse_head_stride] = order::lse(cur[k].m, cur[k].l);
-    }
-  }
+  if (rows_again.end > kSplit)
+    take_merged<kThreads, MT, NB>(run_s, tid, acc, cur, n, rows_again.end);
+  epilogue.template outputs<T>(acc, cur, row);
 }
 
 // Query heads per token in a block of `rows` rows: the whole KV group when it divides them.
@@ -420,6 +250,12 @@ Status launch_blocks(const AttentionProblem& p, std::int64_t splits, cudaStream_
   if (splits == 0 && p.border_workspace &&
       p.border_workspace_floats < x * p.heads / pack * p.sequences * (L::kRunBytes / 4))
     return Status::workspace_too_small;
+  // Prefill blocks on wgmma where the GPU has it: the same rows and bits (mma.sync and wgmma
+  // round a 16-wide step alike; the order header says how that is checked).
+  if constexpr (CG == 1) {
+    if (p.warpgroup_mma && attention_warpgroups_available())
+      return launch_attention_warpgroups(p, pack, q_tiles, splits, crosses, stream);
+  }
   const int bytes = L::kTileBytes + (crosses ? L::kRunBytes : 0);
   if (cudaFuncSetAttribute(attention_tensor_cores<T, D, MT, CG>,
                            cudaFuncAttributeMaxDynamicSharedMemorySize,

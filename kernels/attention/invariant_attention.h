@@ -28,10 +28,11 @@ namespace samebits::kernels {
 //                 + g * k_head_stride + j]
 //    values likewise with the v_* strides.
 // Every pointer lives on the device for the CUDA path and on the host for the twin.
-// How the CUDA path computes: on tensor cores (mma.sync; head dims 64 and 128; q, k and v 16-byte
-// aligned with token, head and page strides multiples of 8 elements), or on FP32 FMA units in the
-// twin's exact order (every head dim, any stride; the CPU twin's bits). Each keeps every row's
-// bits independent of the batch; the two give different bits (invariant_attention_order.h).
+// How the CUDA path computes: on tensor cores (mma.sync, and wgmma for prefill blocks on Hopper;
+// head dims 64 and 128; q, k and v 16-byte aligned with token, head and page strides multiples of
+// 8 elements), or on FP32 FMA units in the twin's exact order (every head dim, any stride; the CPU
+// twin's bits). Each keeps every row's bits independent of the batch; the two give different bits
+// (invariant_attention_order.h).
 enum class AttentionAlgorithm { tensor_cores, exact };
 
 struct AttentionProblem {
@@ -73,6 +74,10 @@ struct AttentionProblem {
   // than in shared memory (which would halve the blocks an SM holds): the same bits, faster.
   float* border_workspace = nullptr;
   std::int64_t border_workspace_floats = 0;
+
+  // Tensor cores only: prefill blocks on Hopper's wgmma where the GPU has it (true), else on
+  // mma.sync, which gives the same bits (the GPU tests compare the two; false is for them).
+  bool warpgroup_mma = true;
 };
 
 // Head dims the kernels take.

@@ -176,17 +176,21 @@ SAMEBITS_ATTENTION_HD std::uint16_t to_float16_bits(std::uint32_t f) {
   return static_cast<std::uint16_t>(sign | bits);
 }
 
-// The tensor-core order (attention_tensor_cores.cu; AttentionAlgorithm::tensor_cores). Steps 1-4
-// as above, with kTensorCoreSplitKeys for the splits and, inside a 64-key tile:
-//   x[c]   = S[c] * scale_log2, S[c] the float32 result of mma.sync m16n8k16 (bf16 or fp16 inputs)
-//            over d in 16-wide steps, ascending, from +0: the hardware's own sum within a step
+// The tensor-core order (attention_tensor_cores.cu, attention_warpgroups.cu;
+// AttentionAlgorithm::tensor_cores). Steps 1-4 as above, with kTensorCoreSplitKeys for the splits
+// and, inside a 64-key tile, with "the MMA" either mma.sync m16n8k16 or, in Hopper's prefill
+// blocks, wgmma m64nNk16 (bf16 or fp16 inputs, float32 accumulators): the two give the same bits
+// for the same 16-wide step onto the same accumulator (probed on the H100 over 3 million sums of
+// each kind; the GPU tests compare prefill on either with decode on mma.sync):
+//   x[c]   = S[c] * scale_log2, S[c] the MMA's sum over d in 16-wide steps, ascending, from +0:
+//            the hardware's own sum within a step
 //   m', alpha and p[c] as in step 2, with exp2 the SFU's ex2.approx.ftz (deterministic on a
 //            given GPU, not the exp2() above)
 //   l      = fmaf(l, alpha, sum): sum = the 32 pair sums p[8b + 2t] + p[8b + 2t + 1] (t = 0..3,
 //            b = 0..7) added over b ascending for each t, then t ^ 1, then t ^ 2 (a quad's
 //            butterfly)
-//   acc[j] = fmaf(acc[j], alpha, pv[j]): pv = mma.sync over the keys in 16-wide steps, ascending,
-//            from +0, of p rounded to the input type times v
+//   acc[j] = the MMA's accumulation onto acc[j] * alpha (a float32 multiply) of p, rounded to the
+//            input type, times v, over the keys in 16-wide steps, ascending
 // A tile with no visible key for the row leaves its (m, l, acc) as they were; a split with none is
 // not merged. Every one of these operations is per row: the 15 other rows of an m16 tile (other
 // tokens, other heads of the KV group, or padding) never enter a row's arithmetic, so the block

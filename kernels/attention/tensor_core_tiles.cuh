@@ -9,15 +9,13 @@
 #include "kernels/attention/invariant_attention.h"
 #include "kernels/attention/invariant_attention_order.h"
 #include "kernels/attention/mma_instructions.cuh"
+#include "kernels/attention/tensor_core_rows.cuh"
 
 #ifndef SAMEBITS_ATTENTION_WARPS
 #define SAMEBITS_ATTENTION_WARPS 4
 #endif
 
 namespace samebits::kernels::tensor_core {
-
-namespace order = attention_order;
-namespace layout = attention_layout;
 
 // A block: kWarps warps, in one of two shapes. Prefill (MT = 2, CG = 1): each warp its own two
 // m16 tiles of query rows (each K and V fragment read from shared memory feeds two MMAs), 128
@@ -32,28 +30,28 @@ constexpr int kRows = CG == 1 ? 16 * MT* kWarps : 16 * MT;
 constexpr int kKeys = static_cast<int>(order::kKeyTile);
 static_assert(kKeys == 64, "the P fragments below take 64-key tiles");
 static_assert(order::kSplitKeys % order::kKeyTile == 0, "tiles never cross a split");
-constexpr unsigned kFull = 0xffffffffu;
 
 // Shared memory, in 16-byte chunks: a [rows][D] tile keeps chunk c of row r at c ^ (r & 7), so the
 // eight rows one ldmatrix reads at one chunk fall in eight different bank groups. Then K and V,
 // kStages stages each (3 for decode blocks, which wait on memory; 2 for prefill, to keep two
 // blocks per SM), and the merged partial of earlier splits (each thread's own floats).
+// A tile shape (this, or the wgmma kernel's WarpgroupTiles) gives the Loader its rows, threads,
+// chunks per row and the 16-byte chunk offsets of the query tile and of a K or V stage.
 template <int D, int MT, int CG>
 struct Tiles {
   static constexpr int kChunks = D / 8;
   static constexpr int kStages = MT == 1 ? 3 : 2;
-  static constexpr int kQ = kRows<MT, CG> * kChunks, kKV = kKeys * kChunks;
+  static constexpr int kRows = tensor_core::kRows<MT, CG>, kThreads = tensor_core::kThreads;
+  static constexpr int kQ = kRows * kChunks, kKV = kKeys * kChunks;
   static constexpr int kTileBytes = (kQ + 2 * kStages * kKV) * 16;
   // The merged partial of earlier splits: a thread's accumulators (MT * D / 2 floats) and its
   // rows' m and l, needed only when a block's keys cross a split border.
   static constexpr int kRunBytes = (MT * (D / 2) / CG + 4 * MT) * kThreads * 4;
+  __device__ static int q_chunk(int r, int c) { return swizzled(r, c, kChunks); }
+  __device__ static int kv_chunk(int r, int c) { return swizzled(r, c, kChunks); }
 };
 
-// One query row's running state. A thread holds kRowsPerThread rows: fragment rows lane/4 and
-// lane/4 + 8 of each of its warp's m16 tiles; row k of a thread is kRowOf(warp, lane, k).
-struct RowState {
-  float m = -INFINITY, l = 0.0f;
-};
+// Row k of a thread is row_of(warp, lane, k) of its block.
 template <int MT, int CG>
 __device__ __forceinline__ int row_of(int warp, int lane, int k) {
   return (CG == 1 ? warp * 16 * MT : 0) + (k / 2) * 16 + lane / 4 + 8 * (k % 2);
@@ -70,22 +68,22 @@ struct BlockRows {
   __device__ std::int64_t head(int r) const { return head0 + r % pack; }
 };
 
-template <int MT, int CG>
-__device__ BlockRows block_rows(const AttentionProblem& p, int pack, std::int64_t q_tiles,
-                                std::int64_t splits) {
+template <int Rows>
+__device__ BlockRows block_rows_of(const AttentionProblem& p, int pack, std::int64_t q_tiles,
+                                   std::int64_t splits) {
   BlockRows rows;
   rows.b = blockIdx.z;
   rows.pack = pack;
   // Causal blocks with more keys first (the last query tile first): launch order only.
   const std::int64_t tile = splits ? blockIdx.x / splits : q_tiles - 1 - blockIdx.x;
-  rows.first = tile * (kRows<MT, CG> / pack);
+  rows.first = tile * (Rows / pack);
   rows.q_len = layout::q_len(p, rows.b);
   rows.head0 = static_cast<std::int64_t>(blockIdx.y) * pack;
   rows.g = rows.head0 / (p.heads / p.kv_heads);
   rows.begin = 0;
   rows.end = 0;
   if (rows.first >= rows.q_len) return rows;
-  const std::int64_t last = min(rows.first + kRows<MT, CG> / pack, rows.q_len) - 1;
+  const std::int64_t last = min(rows.first + Rows / pack, rows.q_len) - 1;
   rows.end = layout::visible_keys(p, rows.b, last);
   if (splits) {
     rows.begin = static_cast<std::int64_t>(blockIdx.x % splits) * order::kTensorCoreSplitKeys;
@@ -93,15 +91,20 @@ __device__ BlockRows block_rows(const AttentionProblem& p, int pack, std::int64_
   }
   return rows;
 }
+template <int MT, int CG>
+__device__ BlockRows block_rows(const AttentionProblem& p, int pack, std::int64_t q_tiles,
+                                std::int64_t splits) {
+  return block_rows_of<kRows<MT, CG>>(p, pack, q_tiles, splits);
+}
 
 // What the tile copies need, in shared memory (read once per tile, not held in registers).
 struct TileSource {
   std::int64_t b, begin, end, k_base, v_base, k_head, v_head;
 };
 
-template <int D, int MT, int CG>
+template <class L>
 struct Loader {
-  static constexpr int C = Tiles<D, MT, CG>::kChunks;
+  static constexpr int C = L::kChunks;
   const AttentionProblem& p;  // the kernel's __grid_constant__ parameter: no copy
   const TileSource& src;      // shared memory
   std::uint32_t q_s, k_s, v_s;
@@ -111,7 +114,7 @@ struct Loader {
   __device__ void queries(const BlockRows& rows) const {
     const auto* q = static_cast<const std::uint16_t*>(p.q);
 #pragma unroll 4
-    for (int idx = tid; idx < kRows<MT, CG> * C; idx += kThreads) {
+    for (int idx = tid; idx < L::kRows * C; idx += L::kThreads) {
       const int r = idx / C, c = idx % C;
       const std::int64_t i = rows.token(r);
       const bool valid = i < rows.q_len;
@@ -119,7 +122,7 @@ struct Loader {
           valid ? layout::row_offset(p, rows.b, i, p.q_seq_stride, p.q_token_stride) +
                       rows.head(r) * p.q_head_stride + c * 8
                 : 0;
-      copy16(q_s + swizzled(r, c, C) * 16, q + at, valid);
+      copy16(q_s + L::q_chunk(r, c) * 16, q + at, valid);
     }
   }
 
@@ -131,10 +134,10 @@ struct Loader {
     const auto* v = static_cast<const std::uint16_t*>(p.v);
     const int c = tid % C;
     const std::int64_t t0 = src.begin + static_cast<std::int64_t>(j) * kKeys, end = src.end;
-    const std::uint32_t stage_at = stage * Tiles<D, MT, CG>::kKV * 16;
+    const std::uint32_t stage_at = stage * L::kKV * 16;
 #pragma unroll 2
-    for (int i = 0; i < kKeys * C / kThreads; ++i) {
-      const int r = tid / C + i * (kThreads / C);
+    for (int i = 0; i < kKeys * C / L::kThreads; ++i) {
+      const int r = tid / C + i * (L::kThreads / C);
       const std::int64_t t = t0 + r;
       const bool valid = t < end;
       std::int64_t ko = 0, vo = 0;
@@ -151,7 +154,7 @@ struct Loader {
           vo = src.v_base + t * p.v_token_stride + c * 8;
         }
       }
-      const std::uint32_t at = stage_at + swizzled(r, c, C) * 16;
+      const std::uint32_t at = stage_at + L::kv_chunk(r, c) * 16;
       copy16(k_s + at, k + ko, valid);
       copy16(v_s + at, v + vo, valid);
     }

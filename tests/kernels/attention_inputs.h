@@ -69,7 +69,7 @@ inline AttentionResult run_attention(
     const AttentionShape& s, const std::vector<SequenceCall>& calls, bool cuda,
     std::int64_t page_size = 0, std::uint64_t page_seed = 1, bool split_warps = false,
     kernels::AttentionAlgorithm algorithm = kernels::AttentionAlgorithm::exact,
-    bool border_workspace = false) {
+    bool border_workspace = false, bool warpgroup_mma = true) {
   namespace k = kernels;
   std::vector<std::int64_t> q_offsets{0}, kv_offsets{0}, kv_lengths;
   std::vector<at::Tensor> qs, ks, vs;
@@ -130,6 +130,7 @@ inline AttentionResult run_attention(
   k::AttentionProblem p;
   p.dtype = s.dtype == at::kBFloat16 ? k::DType::bf16 : k::DType::f16;
   p.algorithm = algorithm;
+  p.warpgroup_mma = warpgroup_mma;
   p.sequences = static_cast<std::int64_t>(calls.size());
   p.heads = s.heads;
   p.kv_heads = s.kv_heads;

@@ -22,9 +22,9 @@ constexpr auto kTensorCores = kernels::AttentionAlgorithm::tensor_cores;
 // split: each split on its own blocks, merged by a second launch; border: a block's merged
 // partials in a global workspace rather than shared memory. Neither may change a bit.
 AttentionResult on_tensor_cores(const AttentionShape& s, const std::vector<SequenceCall>& calls,
-                                std::int64_t page_size = 0, bool split = false,
-                                bool border = false) {
-  return run_attention(s, calls, true, page_size, 1, split, kTensorCores, border);
+                                std::int64_t page_size = 0, bool split = false, bool border = false,
+                                bool warpgroup_mma = true) {
+  return run_attention(s, calls, true, page_size, 1, split, kTensorCores, border, warpgroup_mma);
 }
 
 // The float64 reference of every call's rows: out [rows, H, d] and lse [rows, H].
@@ -100,8 +100,8 @@ std::string bound_name(const ::testing::TestParamInfo<BoundCase>& info) {
 class TensorCoreAttentionBound : public ::testing::TestWithParam<BoundCase> {};
 
 // Lengths 1, 127..129 (tile borders), a 64-token chunk and a decode step over 1000 keys, 2047 and
-// 2049 (a split border) and 4095 and 4097 (another) in one batch; split over blocks, or with the
-// border workspace, the same bits.
+// 2049 (a split border) and 4095 and 4097 (another) in one batch; split over blocks, with the
+// border workspace, or with the prefill blocks on mma.sync, the same bits.
 TEST_P(TensorCoreAttentionBound, WithinTheBoundOfAFloat64Reference) {
   SAMEBITS_REQUIRE_CUDA();
   const BoundCase& c = GetParam();
@@ -126,6 +126,10 @@ TEST_P(TensorCoreAttentionBound, WithinTheBoundOfAFloat64Reference) {
   const AttentionResult border = on_tensor_cores(s, calls, c.page_size, false, /*border=*/true);
   EXPECT_TRUE(same_bits(got.out, border.out));
   EXPECT_TRUE(same_bits(got.lse, border.lse));
+  // Prefill blocks on mma.sync rather than wgmma (Hopper): the same bits.
+  const AttentionResult on_sync = on_tensor_cores(s, calls, c.page_size, false, false, false);
+  EXPECT_TRUE(same_bits(got.out, on_sync.out)) << "mma.sync prefill";
+  EXPECT_TRUE(same_bits(got.lse, on_sync.lse)) << "mma.sync prefill";
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, TensorCoreAttentionBound,
@@ -140,7 +144,8 @@ class TensorCoreAttentionInvariance : public ::testing::TestWithParam<std::int64
 
 // One 4097-token sequence alone; in batches of 8 and 64 beside neighbours whose lengths cross tile
 // and split borders and set the batch's longest query and key; chunked at 16, 64 and 333;
-// decoded token by token; over paged caches; split over blocks; on a second stream.
+// decoded token by token; over paged caches; split over blocks; on a second stream; with the
+// prefill blocks on mma.sync (on Hopper they run on wgmma).
 TEST_P(TensorCoreAttentionInvariance, ARowsBitsAreItsSequencesOwn) {
   SAMEBITS_REQUIRE_CUDA();
   const std::int64_t group = GetParam();
@@ -194,6 +199,14 @@ TEST_P(TensorCoreAttentionInvariance, ARowsBitsAreItsSequencesOwn) {
     const c10::cuda::CUDAStreamGuard guard(other);
     const AttentionResult again = on_tensor_cores(s, {mine}, 32);
     EXPECT_TRUE(same_bits(alone.out, again.out)) << "second stream";
+  }
+  // Prefill blocks on mma.sync rather than wgmma (Hopper): the same bits, whole and split.
+  for (const bool split : {false, true}) {
+    const AttentionResult on_sync = on_tensor_cores(s, {mine}, 0, split, false, false);
+    EXPECT_TRUE(same_bits(alone.out, on_sync.out))
+        << "mma.sync prefill" << (split ? ", split" : "");
+    EXPECT_TRUE(same_bits(alone.lse, on_sync.lse))
+        << "mma.sync prefill" << (split ? ", split" : "");
   }
   // The negative control: the exact path's bits are not the tensor cores' (same_bits can fail).
   const AttentionResult exact = run_attention(s, {mine}, true);

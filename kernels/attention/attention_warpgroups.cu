@@ -1,0 +1,265 @@
+// The tensor-core attention's prefill blocks on Hopper's warpgroup MMA: two warpgroups of 64
+// query rows over 64-key tiles, in the tensor-core order, with wgmma in place of mma.sync.
+#include <cstdint>
+
+#include "kernels/attention/attention_warpgroups.h"
+#include "kernels/attention/tensor_core_tiles.cuh"
+#include "kernels/attention/warpgroup_instructions.cuh"
+
+namespace samebits::kernels {
+namespace {
+
+using namespace tensor_core;  // NOLINT(build/namespaces): the tensor-core kernels' building blocks
+
+constexpr int kGroupWarps = 8;  // two warpgroups
+constexpr int kGroupThreads = kGroupWarps * 32;
+constexpr int kGroupRows = 128;
+static_assert(kGroupRows == kRows<2, 1>, "the prefill blocks' rows, whichever MMA computes them");
+
+// Shared memory: the query tile [128][D], then kStages K and V stages [64][D], each in column
+// blocks of 64 elements (a block holds its rows' 128 bytes, chunk c of row r at c ^ (r & 7)):
+// the 128-byte swizzle wgmma reads. The merged partial of earlier splits as in Tiles.
+template <int D>
+struct WarpgroupTiles {
+  static constexpr int kChunks = D / 8;
+  static constexpr int kStages = 3;
+  static constexpr int kRows = kGroupRows, kThreads = kGroupThreads;
+  static constexpr int kQ = kRows * kChunks, kKV = kKeys * kChunks;  // 16-byte chunks
+  static constexpr int kTileBytes = (kQ + 2 * kStages * kKV) * 16;
+  static constexpr int kRunBytes = (D / 2 + 4) * kThreads * 4;
+  __device__ static int block_chunk(int rows, int r, int c) {
+    return (c / 8) * rows * 8 + r * 8 + ((c % 8) ^ (r % 8));
+  }
+  __device__ static int q_chunk(int r, int c) { return block_chunk(kRows, r, c); }
+  __device__ static int kv_chunk(int r, int c) { return block_chunk(kKeys, r, c); }
+};
+static_assert(WarpgroupTiles<128>::kRunBytes == Tiles<128, 2, 1>::kRunBytes &&
+                  WarpgroupTiles<64>::kRunBytes == Tiles<64, 2, 1>::kRunBytes,
+              "the border workspace is sized for either prefill block");
+constexpr int kBlockBytes = 128;  // a column block's row
+constexpr int kAlign = 1024;      // the swizzle's atom: 8 rows of 128 bytes
+
+template <DType T, int D>
+__global__ void __launch_bounds__(kGroupThreads, 1)
+    attention_warpgroups(const __grid_constant__ AttentionProblem p, int pack, std::int64_t q_tiles,
+                         std::int64_t splits) {
+#if defined(SAMEBITS_WGMMA_DEVICE)
+  using L = WarpgroupTiles<D>;
+  constexpr int NB = D / 8;  // the thread's accumulator blocks of 8 columns
+  constexpr int S = L::kStages;
+  constexpr std::int64_t kSplit = order::kTensorCoreSplitKeys;
+  extern __shared__ __align__(16) std::uint8_t smem_raw[];
+  __shared__ TileSource src;
+  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+  // Broadcast from lane 0, so that ptxas sees the warpgroup's branches around wgmma as uniform
+  // (else it serializes the MMAs).
+  const int group = __shfl_sync(kFull, warp / 4, 0);
+
+  const BlockRows rows = block_rows_of<kGroupRows>(p, pack, q_tiles, splits);
+  if (rows.first >= rows.q_len) return;
+  const std::int64_t begin = rows.begin, end = rows.end;
+  if (tid == 0) {
+    const std::int64_t kv_base = p.kv_offsets ? p.kv_offsets[rows.b] : 0;
+    src.b = rows.b;
+    src.begin = begin;
+    src.end = end;
+    src.k_head = rows.g * p.k_head_stride;
+    src.v_head = rows.g * p.v_head_stride;
+    src.k_base = rows.b * p.k_page_stride + kv_base * p.k_token_stride + src.k_head;
+    src.v_base = rows.b * p.v_page_stride + kv_base * p.v_token_stride + src.v_head;
+  }
+  __syncthreads();
+
+  const auto raw = static_cast<std::uint32_t>(__cvta_generic_to_shared(smem_raw));
+  const std::uint32_t base = (raw + kAlign - 1) & ~static_cast<std::uint32_t>(kAlign - 1);
+  const Loader<L> load{p, src, base, base + L::kQ * 16, base + (L::kQ + S * L::kKV) * 16, tid};
+  float* run_s = reinterpret_cast<float*>(smem_raw + (base - raw) + L::kTileBytes);
+  if (p.border_workspace) {
+    const std::int64_t block =
+        (static_cast<std::int64_t>(blockIdx.z) * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
+    run_s = p.border_workspace + block * (L::kRunBytes / 4);
+  }
+
+  // The thread's rows (fragment rows lane / 4 and + 8 of its warp's 16) and their visible keys
+  // past `begin`; a warpgroup whose rows are all missing skips the arithmetic.
+  auto row = [&](int k) { return warp * 16 + lane / 4 + 8 * k; };
+  int n[2];
+#pragma unroll
+  for (int k = 0; k < 2; ++k) {
+    const std::int64_t i = rows.token(row(k));
+    const std::int64_t visible = i < rows.q_len ? layout::visible_keys(p, rows.b, i) : 0;
+    n[k] = visible > begin ? static_cast<int>(visible - begin) : 0;
+  }
+  const bool group_idle = __shfl_sync(kFull, rows.token(group * 64) >= rows.q_len, 0);
+
+  float acc[1][NB][4];
+  RowState cur[2];
+  auto start_split = [&] {
+#pragma unroll
+    for (int nb = 0; nb < NB; ++nb)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) acc[0][nb][e] = 0.0f;
+    cur[0] = cur[1] = RowState{};
+  };
+  start_split();
+  auto close_if_border = [&](int t0) {
+    if (splits || t0 == 0 || t0 % kSplit != 0) return;  // (begin = 0 in whole mode)
+    close_split<kGroupThreads, 1, NB>(run_s, tid, acc, cur, n, t0 - static_cast<int>(kSplit));
+    start_split();
+  };
+
+  const float scale_log2 = p.scale * order::kLog2e;
+  const int tiles =
+      __shfl_sync(kFull, begin < end ? static_cast<int>((end - begin + kKeys - 1) / kKeys) : 0, 0);
+  load.queries(rows);
+#pragma unroll
+  for (int j = 0; j < S - 1; ++j) {
+    if (j < tiles) load.tile(j, j);
+    commit_copies();
+  }
+
+  // S = Q K^T over the tile in `stage`: the warpgroup's 64 rows, d in 16-wide steps (a step is a
+  // 32-byte move inside a column block, a column block every 4 steps). The first step sets s
+  // (mma.sync's from +0 but for the sign of a zero, which the softmax's max makes +0).
+  const std::uint32_t q_group = load.q_s + group * 64 * kBlockBytes;
+  float s[1][8][4];
+  auto scores = [&](int stage) {
+    const std::uint32_t k_stage = load.k_s + stage * L::kKV * 16;
+#pragma unroll
+    for (int kc = 0; kc < D / 16; ++kc) {
+      const std::uint32_t step = (kc % 4) * 32;
+      warpgroup::scores_step<T>(
+          s[0],
+          warpgroup::descriptor(q_group + (kc / 4) * kGroupRows * kBlockBytes + step, 16, 1024),
+          warpgroup::descriptor(k_stage + (kc / 4) * kKeys * kBlockBytes + step, 16, 1024), kc > 0);
+    }
+    warpgroup::commit();
+  };
+  // acc += P V over the tile in `stage`: keys in 16-wide steps, all D columns (column blocks
+  // kKeys * 128 bytes apart).
+  auto values = [&](int stage, const std::uint32_t(&pa)[1][4][4]) {
+    const std::uint32_t v_stage = load.v_s + stage * L::kKV * 16;
+#pragma unroll
+    for (int c = 0; c < 4; ++c)
+      warpgroup::values_step<T, D>(
+          acc[0], pa[0][c],
+          warpgroup::descriptor(v_stage + c * 16 * kBlockBytes, kKeys * kBlockBytes, 1024), true);
+    warpgroup::commit();
+  };
+
+  // Step j issues tile j + 1's scores and tile j's P V together, then runs tile j + 1's softmax
+  // while P V is on the tensor cores (P in two register sets: one read by the MMA in flight, one
+  // written). The same operations per row as the mma.sync blocks: softmax j, acc * alpha_j, P_j
+  // V_j, in tile order. Three stages: tile j + 2 loads while j and j + 1 are read.
+  static_assert(S >= 3, "tile j + 1 must be in while tile j + 2 loads");
+  float alpha[2];
+  bool live[2];
+  std::uint32_t pa0[1][4][4], pa1[1][4][4];
+  auto wait_tile = [&] {
+    wait_copies<S - 2>();
+    warpgroup::fence_async_shared();
+    __syncthreads();
+  };
+  if (tiles > 0) {
+    wait_tile();
+    if (!group_idle) {
+      warpgroup::fence();
+      scores(0);
+      warpgroup::wait<0>();
+      warpgroup::pin(s[0]);
+      online_softmax<T, 1>(s, 0, lane, scale_log2, n, cur, alpha, live, pa0);
+    }
+  }
+  auto step = [&](int j, const std::uint32_t(&pa_now)[1][4][4], std::uint32_t(&pa_next)[1][4][4]) {
+    const int ahead = j + S - 1;
+    if (ahead < tiles) load.tile(ahead, ahead % S);
+    commit_copies();
+    wait_tile();  // tiles up to j + 1 are in
+    if (!group_idle) {
+      rescale<1, NB>(acc, alpha);
+      warpgroup::pin(acc[0]);
+      warpgroup::fence();
+      // (past the last tile, a stage's stale contents: scores never read; a branch around wgmma
+      // would serialize it)
+      scores((j + 1) % S);
+      values(j % S, pa_now);
+      warpgroup::wait<1>();  // tile j + 1's scores
+      warpgroup::pin(s[0]);
+      if (j + 1 < tiles) {
+        const int t0 = (j + 1) * kKeys;
+        if (!splits && t0 % kSplit == 0) {  // a split border: close the split first
+          warpgroup::wait<0>();
+          warpgroup::pin(acc[0]);
+          close_if_border(t0);
+        }
+        online_softmax<T, 1>(s, t0, lane, scale_log2, n, cur, alpha, live, pa_next);
+      }
+      warpgroup::wait<0>();
+      warpgroup::pin(acc[0]);
+    }
+    __syncthreads();  // the stage just read is a later step's load target
+  };
+  for (int j = 0; j < tiles; j += 2) {
+    step(j, pa0, pa1);
+    if (j + 1 < tiles) step(j + 1, pa1, pa0);
+  }
+  wait_copies<0>();  // the queries' copies, when the block had no tile
+  if (group_idle) return;
+
+  const BlockRows rows_again = block_rows_of<kGroupRows>(p, pack, q_tiles, splits);
+  const RowEpilogue<BlockRows, 1, NB> epilogue{p, rows_again, splits, lane, 0};
+  if (splits) {
+    epilogue.partials(acc, cur, n, row);
+    return;
+  }
+  if (rows_again.end > kSplit)
+    take_merged<kGroupThreads, 1, NB>(run_s, tid, acc, cur, n, rows_again.end);
+  epilogue.template outputs<T>(acc, cur, row);
+#elif defined(__CUDA_ARCH__)
+  __trap();  // launched only where attention_warpgroups_available()
+#endif
+}
+
+template <DType T, int D>
+Status launch(const AttentionProblem& p, int pack, std::int64_t q_tiles, std::int64_t splits,
+              bool crosses, cudaStream_t stream) {
+  using L = WarpgroupTiles<D>;
+  const std::int64_t x = q_tiles * (splits > 0 ? splits : 1);
+  const int bytes = L::kTileBytes + (crosses ? L::kRunBytes : 0) + kAlign;
+  if (cudaFuncSetAttribute(attention_warpgroups<T, D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                           L::kTileBytes + L::kRunBytes + kAlign) != cudaSuccess)
+    return Status::cuda_error;
+  const dim3 grid(static_cast<unsigned>(x), static_cast<unsigned>(p.heads / pack),
+                  static_cast<unsigned>(p.sequences));
+  attention_warpgroups<T, D><<<grid, kGroupThreads, bytes, stream>>>(p, pack, q_tiles, splits);
+  if (cudaGetLastError() != cudaSuccess) return Status::cuda_error;
+  if (splits > 0) launch_split_merge(p, splits, order::kTensorCoreSplitKeys, stream);
+  return cudaGetLastError() == cudaSuccess ? Status::ok : Status::cuda_error;
+}
+
+}  // namespace
+
+bool attention_warpgroups_available() {
+#if defined(SAMEBITS_HAVE_SM90A)
+  int device = 0, major = 0, minor = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) return false;
+  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess)
+    return false;
+  return major == 9 && minor == 0;
+#else
+  return false;
+#endif
+}
+
+Status launch_attention_warpgroups(const AttentionProblem& p, int pack, std::int64_t q_tiles,
+                                   std::int64_t splits, bool crosses, cudaStream_t stream) {
+  const bool bf16 = p.dtype == DType::bf16;
+  if (p.head_dim == 64)
+    return bf16 ? launch<DType::bf16, 64>(p, pack, q_tiles, splits, crosses, stream)
+                : launch<DType::f16, 64>(p, pack, q_tiles, splits, crosses, stream);
+  return bf16 ? launch<DType::bf16, 128>(p, pack, q_tiles, splits, crosses, stream)
+              : launch<DType::f16, 128>(p, pack, q_tiles, splits, crosses, stream);
+}
+
+}  // namespace samebits::kernels

@@ -1,0 +1,260 @@
+// What a thread of either tensor-core attention kernel (mma.sync or wgmma) does to its own query
+// rows: the online softmax of a 64-key tile, closing a split, and the epilogue. One copy, so both
+// kernels run the tensor-core order of invariant_attention_order.h on the same instructions.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/attention/attention_layout.h"
+#include "kernels/attention/invariant_attention.h"
+#include "kernels/attention/invariant_attention_order.h"
+#include "kernels/attention/mma_instructions.cuh"
+#include "kernels/attention/split_merge.h"
+
+namespace samebits::kernels::tensor_core {
+
+namespace order = attention_order;
+namespace layout = attention_layout;
+
+constexpr unsigned kFull = 0xffffffffu;
+
+// One query row's running state. A thread holds 2 MT rows: fragment rows lane/4 and lane/4 + 8
+// of each of its warp's m16 tiles (the accumulator layout of mma.sync and of wgmma alike).
+struct RowState {
+  float m = -INFINITY, l = 0.0f;
+};
+
+template <DType T>
+__device__ __forceinline__ std::uint16_t to_bits(float value) {
+  const unsigned f = __float_as_uint(value);
+  return T == DType::bf16 ? order::to_bfloat16_bits(f) : order::to_float16_bits(f);
+}
+
+// Online softmax per row (step 2 of the tensor-core order) of the scores s of the 64-key tile at
+// t0 (past the block's first key): n[k] is row k's visible keys past that key. P, rounded to the
+// input type, comes out as the A operand of 4 MMA steps of 16 keys; alpha and live per row. s is
+// only read (the wgmma kernel's next scores may be landing in registers the compiler pairs with
+// it).
+template <DType T, int MT>
+__device__ __forceinline__ void online_softmax(const float (&s)[MT][8][4], int t0, int lane,
+                                               float scale_log2, const int (&n)[2 * MT],
+                                               RowState (&cur)[2 * MT], float (&alpha)[2 * MT],
+                                               bool (&live)[2 * MT],
+                                               std::uint32_t (&pa)[MT][4][4]) {
+  constexpr int kKeys = static_cast<int>(order::kKeyTile);
+  float x[MT][8][4];  // the scaled scores, then the probabilities
+#pragma unroll
+  for (int k = 0; k < 2 * MT; ++k) {
+    const float(&sk)[8][4] = s[k / 2];
+    float(&xk)[8][4] = x[k / 2];
+    const int h = 2 * (k % 2);
+    const int left = n[k] - t0;
+    const int visible = left <= 0 ? 0 : (left >= kKeys ? kKeys : left);
+    live[k] = visible > 0;
+    float tile_max = -INFINITY;
+    if (visible == kKeys) {  // every key visible: the same values, without the mask's selects
+#pragma unroll
+      for (int nb = 0; nb < 8; ++nb) {
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          const float v = sk[nb][h + e] * scale_log2;
+          xk[nb][h + e] = v;
+          tile_max = fmaxf(tile_max, v);
+        }
+      }
+    } else {
+#pragma unroll
+      for (int nb = 0; nb < 8; ++nb) {
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          const int col = nb * 8 + 2 * (lane % 4) + e;
+          const float v = col < visible ? sk[nb][h + e] * scale_log2 : -INFINITY;
+          xk[nb][h + e] = v;
+          tile_max = fmaxf(tile_max, v);
+        }
+      }
+    }
+    tile_max = fmaxf(tile_max, __shfl_xor_sync(kFull, tile_max, 1));
+    tile_max = fmaxf(tile_max, __shfl_xor_sync(kFull, tile_max, 2));
+    const float m_new = fmaxf(cur[k].m, tile_max) + 0.0f;
+    const bool none = m_new == -INFINITY;
+    alpha[k] = none ? 1.0f : exp2_mufu(cur[k].m - m_new);
+    float sum = 0.0f;
+#pragma unroll
+    for (int nb = 0; nb < 8; ++nb) {
+      const float p0 = none ? 0.0f : exp2_mufu(xk[nb][h] - m_new);
+      const float p1 = none ? 0.0f : exp2_mufu(xk[nb][h + 1] - m_new);
+      xk[nb][h] = p0;
+      xk[nb][h + 1] = p1;
+      const float leaf = p0 + p1;
+      sum = nb == 0 ? leaf : sum + leaf;
+    }
+    sum = sum + __shfl_xor_sync(kFull, sum, 1);
+    sum = sum + __shfl_xor_sync(kFull, sum, 2);
+    if (live[k]) {
+      cur[k].l = fmaf(cur[k].l, alpha[k], sum);
+      cur[k].m = m_new;
+    }
+  }
+#pragma unroll
+  for (int mt = 0; mt < MT; ++mt) {
+#pragma unroll
+    for (int c = 0; c < 4; ++c) {
+      pa[mt][c][0] = pack_pair<T>(x[mt][2 * c][0], x[mt][2 * c][1]);
+      pa[mt][c][1] = pack_pair<T>(x[mt][2 * c][2], x[mt][2 * c][3]);
+      pa[mt][c][2] = pack_pair<T>(x[mt][2 * c + 1][0], x[mt][2 * c + 1][1]);
+      pa[mt][c][3] = pack_pair<T>(x[mt][2 * c + 1][2], x[mt][2 * c + 1][3]);
+    }
+  }
+}
+
+// acc = acc * alpha per row, before the tile's P V is accumulated onto it (step 2's last line;
+// alpha = 1 for a row with no visible key in the tile, whose P is all +0). Skipped when every
+// alpha of the warp is 1 (the running max unchanged, as it mostly is past the first tiles): a
+// multiply by 1 is exact, so skipping it changes no bit.
+template <int MT, int NB>
+__device__ __forceinline__ void rescale(float (&acc)[MT][NB][4], const float (&alpha)[2 * MT]) {
+  bool ones = true;
+#pragma unroll
+  for (int k = 0; k < 2 * MT; ++k) ones = ones && alpha[k] == 1.0f;
+  if (__all_sync(kFull, ones)) return;
+#pragma unroll
+  for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+    for (int nb = 0; nb < NB; ++nb)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) acc[mt][nb][e] = acc[mt][nb][e] * alpha[2 * mt + e / 2];
+}
+
+// The merged state of a row's earlier splits, kept per thread in shared memory or the border
+// workspace (float i of thread t at i * Threads + t: acc, then m and l), merged with the split
+// just finished (step 3), or taken as it is for the row's first split. Loads go before stores, a
+// column block at a time, so that global memory's latency is paid once per block.
+template <int Threads, int MT, int NB>
+__device__ void close_split(float* __restrict__ run_s, int tid, float (&acc)[MT][NB][4],
+                            const RowState (&cur)[2 * MT], const int (&n)[2 * MT],
+                            int split_begin) {
+  const bool first_split = split_begin == 0;
+  float* __restrict__ run_ml = run_s + MT * NB * 4 * Threads;
+  order::MergeFactors f[2 * MT];
+  bool has[2 * MT];
+#pragma unroll
+  for (int k = 0; k < 2 * MT; ++k) {
+    has[k] = n[k] > split_begin;  // else the row has no key in this split
+    f[k] = {1.0f, 1.0f};
+    float m = cur[k].m, l = cur[k].l;
+    if (has[k] && !first_split) {
+      m = run_ml[(2 * k) * Threads + tid];
+      l = run_ml[(2 * k + 1) * Threads + tid];
+      f[k] = order::merge_factors(m, l, cur[k].m, cur[k].l);
+    }
+    if (has[k]) {
+      run_ml[(2 * k) * Threads + tid] = m;
+      run_ml[(2 * k + 1) * Threads + tid] = l;
+    }
+  }
+#pragma unroll
+  for (int nb = 0; nb < NB; ++nb) {
+    float old[MT][4];
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+      for (int e = 0; e < 4; ++e)
+        old[mt][e] = first_split ? 0.0f : run_s[((mt * NB + nb) * 4 + e) * Threads + tid];
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int k = 2 * mt + e / 2;
+        if (!has[k]) continue;
+        const float a = acc[mt][nb][e];
+        run_s[((mt * NB + nb) * 4 + e) * Threads + tid] =
+            first_split ? a : order::merge_acc(old[mt][e], a, f[k]);
+      }
+  }
+}
+
+// The rows a block holds and the keys it visits (BlockRows in tensor_core_tiles.cuh), as the
+// epilogue needs them.
+template <class Rows, int MT, int NB>
+struct RowEpilogue {
+  const AttentionProblem& p;
+  const Rows& rows;
+  std::int64_t splits;
+  int lane, col0;  // the thread's lane and its warp's first output column
+
+  // Split mode: the split's partial per row that has keys in it, for the merge launch. row(k) is
+  // the block row of the thread's row k.
+  template <class RowOf>
+  __device__ void partials(const float (&acc)[MT][NB][4], const RowState (&cur)[2 * MT],
+                           const int (&n)[2 * MT], RowOf row) const {
+    const std::int64_t s_index = blockIdx.x % splits;
+#pragma unroll
+    for (int k = 0; k < 2 * MT; ++k) {
+      if (n[k] == 0) continue;  // no key in this split
+      const int r = row(k);
+      float* slot = p.workspace +
+                    split_partial_offset(p, splits, rows.b, rows.token(r), rows.head(r), s_index);
+      if (lane % 4 == 0 && col0 == 0) {
+        slot[0] = cur[k].m;
+        slot[1] = cur[k].l;
+      }
+#pragma unroll
+      for (int nb = 0; nb < NB; ++nb) {
+        const int col = col0 + nb * 8 + 2 * (lane % 4), h = 2 * (k % 2);
+        *reinterpret_cast<float2*>(slot + 2 + col) =
+            make_float2(acc[k / 2][nb][h], acc[k / 2][nb][h + 1]);
+      }
+    }
+  }
+
+  // Whole mode, step 4: out and lse of each of the thread's rows.
+  template <DType T, class RowOf>
+  __device__ void outputs(const float (&acc)[MT][NB][4], const RowState (&cur)[2 * MT],
+                          RowOf row) const {
+    auto* out = static_cast<std::uint16_t*>(p.out);
+#pragma unroll
+    for (int k = 0; k < 2 * MT; ++k) {
+      const int r = row(k), h = 2 * (k % 2);
+      const std::int64_t i = rows.token(r);
+      if (i >= rows.q_len) continue;
+      const std::int64_t head = rows.head(r);
+      std::uint16_t* dst = out +
+                           layout::row_offset(p, rows.b, i, p.out_seq_stride, p.out_token_stride) +
+                           head * p.out_head_stride;
+#pragma unroll
+      for (int nb = 0; nb < NB; ++nb) {
+        const int col = col0 + nb * 8 + 2 * (lane % 4);
+        const std::uint32_t lo = to_bits<T>(order::output(acc[k / 2][nb][h], cur[k].l));
+        const std::uint32_t hi = to_bits<T>(order::output(acc[k / 2][nb][h + 1], cur[k].l));
+        *reinterpret_cast<std::uint32_t*>(dst + col) = lo | (hi << 16);
+      }
+      if (p.lse && lane % 4 == 0 && col0 == 0) {
+        p.lse[layout::row_offset(p, rows.b, i, p.lse_seq_stride, p.lse_token_stride) +
+              head * p.lse_head_stride] = order::lse(cur[k].m, cur[k].l);
+      }
+    }
+  }
+};
+
+// Whole mode: the merged partial of every split when the block's keys crossed a split border
+// (the last split closed first), read back into the thread's registers.
+template <int Threads, int MT, int NB>
+__device__ void take_merged(float* __restrict__ run_s, int tid, float (&acc)[MT][NB][4],
+                            RowState (&cur)[2 * MT], const int (&n)[2 * MT], std::int64_t end) {
+  close_split<Threads, MT, NB>(
+      run_s, tid, acc, cur, n,
+      static_cast<int>((end - 1) / order::kTensorCoreSplitKeys * order::kTensorCoreSplitKeys));
+#pragma unroll
+  for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+    for (int nb = 0; nb < NB; ++nb)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) acc[mt][nb][e] = run_s[((mt * NB + nb) * 4 + e) * Threads + tid];
+  const float* run_ml = run_s + MT * NB * 4 * Threads;
+#pragma unroll
+  for (int k = 0; k < 2 * MT; ++k)
+    cur[k] = RowState{run_ml[(2 * k) * Threads + tid], run_ml[(2 * k + 1) * Threads + tid]};
+}
+
+}  // namespace samebits::kernels::tensor_core
