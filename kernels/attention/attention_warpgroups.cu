@@ -147,21 +147,22 @@ __global__ void __launch_bounds__(kGroupThreads, 1)
     warpgroup::commit();
   };
 
-  // Step j issues tile j + 1's scores and tile j's P V together, then runs tile j + 1's softmax
-  // while P V is on the tensor cores (P in two register sets: one read by the MMA in flight, one
-  // written). The same operations per row as the mma.sync blocks: softmax j, acc * alpha_j, P_j
-  // V_j, in tile order. Three stages: tile j + 2 loads while j and j + 1 are read.
-  static_assert(S >= 3, "tile j + 1 must be in while tile j + 2 loads");
+  // Step j issues tile j + 1's scores and tile j's P V together, then the copies of tile j + 2
+  // (their address arithmetic beside the MMAs, off the path to them), then runs tile j + 1's
+  // softmax while P V is on the tensor cores (P in two register sets: one read by the MMA in
+  // flight, one written). The same operations per row as the mma.sync blocks: softmax j, acc *
+  // alpha_j, P_j V_j, in tile order. Three stages: tile j + 2 loads while j and j + 1 are read.
+  static_assert(S == 3, "tiles j and j + 1 read while tile j + 2 loads");
   float alpha[2];
   bool live[2];
   std::uint32_t pa0[1][4][4], pa1[1][4][4];
-  auto wait_tile = [&] {
-    wait_copies<S - 2>();
+  auto tile_in = [&]() {  // after wait_copies: the copies seen by wgmma and by every thread
     warpgroup::fence_async_shared();
     __syncthreads();
   };
   if (tiles > 0) {
-    wait_tile();
+    wait_copies<S - 2>();  // tile 0 (tile 1 may still load)
+    tile_in();
     if (!group_idle) {
       warpgroup::fence();
       scores(0);
@@ -171,11 +172,15 @@ __global__ void __launch_bounds__(kGroupThreads, 1)
     }
   }
   auto step = [&](int j, const std::uint32_t(&pa_now)[1][4][4], std::uint32_t(&pa_next)[1][4][4]) {
-    const int ahead = j + S - 1;
-    if (ahead < tiles) load.tile(ahead, ahead % S);
-    commit_copies();
-    wait_tile();  // tiles up to j + 1 are in
-    if (!group_idle) {
+    wait_copies<0>();  // tile j + 1, copied during step j - 1
+    tile_in();
+    auto copy_ahead = [&] {  // into the stage of tile j - 1, read by now
+      if (j + 2 < tiles) load.tile(j + 2, (j + 2) % S);
+      commit_copies();
+    };
+    if (group_idle) {
+      copy_ahead();
+    } else {  // (one branch: ptxas serializes MMAs whose wait sits in another)
       rescale<1, NB>(acc, alpha);
       warpgroup::pin(acc[0]);
       warpgroup::fence();
@@ -183,6 +188,7 @@ __global__ void __launch_bounds__(kGroupThreads, 1)
       // would serialize it)
       scores((j + 1) % S);
       values(j % S, pa_now);
+      copy_ahead();
       warpgroup::wait<1>();  // tile j + 1's scores
       warpgroup::pin(s[0]);
       if (j + 1 < tiles) {
@@ -197,7 +203,8 @@ __global__ void __launch_bounds__(kGroupThreads, 1)
       warpgroup::wait<0>();
       warpgroup::pin(acc[0]);
     }
-    __syncthreads();  // the stage just read is a later step's load target
+    // (no barrier here: the next step's copies go out after its first barrier, which every
+    // thread passes only with this step's MMAs waited for)
   };
   for (int j = 0; j < tiles; j += 2) {
     step(j, pa0, pa1);
