@@ -1,9 +1,11 @@
-// The tensor-core attention's prefill blocks on Hopper's warpgroup MMA: two warpgroups of 64
-// query rows over 64-key tiles, in the tensor-core order, with wgmma in place of mma.sync.
+// The tensor-core attention's prefill blocks on Hopper's warpgroup MMA: a copying warpgroup and
+// two computing warpgroups of 64 query rows over 64-key tiles, in the tensor-core order.
 #include <cstdint>
 
 #include "kernels/attention/attention_warpgroups.h"
+#include "kernels/attention/stage_barriers.cuh"
 #include "kernels/attention/tensor_core_tiles.cuh"
+#include "kernels/attention/tile_producer.cuh"
 #include "kernels/attention/warpgroup_instructions.cuh"
 
 namespace samebits::kernels {
@@ -11,10 +13,18 @@ namespace {
 
 using namespace tensor_core;  // NOLINT(build/namespaces): the tensor-core kernels' building blocks
 
-constexpr int kGroupWarps = 8;  // two warpgroups
-constexpr int kGroupThreads = kGroupWarps * 32;
+// A block is three warpgroups: the first copies (queries, then K and V tiles into stages), the
+// other two compute 64 query rows each. They meet only at per-stage barriers: a stage is `full`
+// once its copies have landed, `empty` once every computing warp's MMAs have read it, so the two
+// computing warpgroups run apart (one's softmax beside the other's MMAs) and issue no copies.
+constexpr int kCopyThreads = 128;
+constexpr int kMathThreads = 256;
+constexpr int kBlockThreads = kCopyThreads + kMathThreads;
 constexpr int kGroupRows = 128;
 static_assert(kGroupRows == kRows<2, 1>, "the prefill blocks' rows, whichever MMA computes them");
+// Registers per thread after the warpgroups trade (128 * 48 + 256 * 224 <= 65536; the copies need
+// 48 without spilling).
+constexpr unsigned kCopyRegisters = 48, kMathRegisters = 224;
 
 // Shared memory: the query tile [128][D], then kStages K and V stages [64][D], each in column
 // blocks of 64 elements (a block holds its rows' 128 bytes, chunk c of row r at c ^ (r & 7)):
@@ -23,10 +33,10 @@ template <int D>
 struct WarpgroupTiles {
   static constexpr int kChunks = D / 8;
   static constexpr int kStages = 3;
-  static constexpr int kRows = kGroupRows, kThreads = kGroupThreads;
+  static constexpr int kRows = kGroupRows, kThreads = kCopyThreads;  // the Loader's threads
   static constexpr int kQ = kRows * kChunks, kKV = kKeys * kChunks;  // 16-byte chunks
   static constexpr int kTileBytes = (kQ + 2 * kStages * kKV) * 16;
-  static constexpr int kRunBytes = (D / 2 + 4) * kThreads * 4;
+  static constexpr int kRunBytes = (D / 2 + 4) * kMathThreads * 4;
   __device__ static int block_chunk(int rows, int r, int c) {
     return (c / 8) * rows * 8 + r * 8 + ((c % 8) ^ (r % 8));
   }
@@ -39,8 +49,30 @@ static_assert(WarpgroupTiles<128>::kRunBytes == Tiles<128, 2, 1>::kRunBytes &&
 constexpr int kBlockBytes = 128;  // a column block's row
 constexpr int kAlign = 1024;      // the swizzle's atom: 8 rows of 128 bytes
 
+#if defined(SAMEBITS_WGMMA_DEVICE)
+// The copying warpgroup: the queries with tile 0, then tile j into stage j % S once the stage's
+// tile j - S has been read. Each thread's copies of a tile arrive on the stage's `full` barrier
+// when they land, so the copying threads never wait on their own copies.
+template <class L>
+__device__ void copy_tiles(const AttentionProblem& p, const TileSource& src, const BlockRows& rows,
+                           std::uint32_t q_s, std::uint32_t k_s, std::uint32_t v_s, int tid,
+                           int tiles, std::uint32_t full, std::uint32_t empty) {
+  constexpr int S = L::kStages;
+  const TileProducer<L> producer(p, src, k_s, v_s, tid);
+  const std::int32_t* table =
+      p.block_table ? p.block_table + src.b * p.block_table_stride : nullptr;
+  for (int j = 0; j < tiles; ++j) {
+    if (j >= S) warpgroup::barrier_wait(empty + (j % S) * 8, (j / S + 1) & 1);
+    if (j == 0) Loader<L>{p, src, q_s, k_s, v_s, tid}.queries(rows);
+    producer.tile(j, j % S, table);
+    warpgroup::barrier_arrive_on_copies(full + (j % S) * 8);
+  }
+  asm volatile("cp.async.wait_all;\n" ::: "memory");
+}
+#endif
+
 template <DType T, int D>
-__global__ void __launch_bounds__(kGroupThreads, 1)
+__global__ void __launch_bounds__(kBlockThreads, 1)
     attention_warpgroups(const __grid_constant__ AttentionProblem p, int pack, std::int64_t q_tiles,
                          std::int64_t splits) {
 #if defined(SAMEBITS_WGMMA_DEVICE)
@@ -50,14 +82,16 @@ __global__ void __launch_bounds__(kGroupThreads, 1)
   constexpr std::int64_t kSplit = order::kTensorCoreSplitKeys;
   extern __shared__ __align__(16) std::uint8_t smem_raw[];
   __shared__ TileSource src;
-  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
-  // Broadcast from lane 0, so that ptxas sees the warpgroup's branches around wgmma as uniform
-  // (else it serializes the MMAs).
-  const int group = __shfl_sync(kFull, warp / 4, 0);
+  __shared__ __align__(8) std::uint64_t stage_full[S], stage_empty[S];
+  const int tid = threadIdx.x;
 
   const BlockRows rows = block_rows_of<kGroupRows>(p, pack, q_tiles, splits);
   if (rows.first >= rows.q_len) return;
   const std::int64_t begin = rows.begin, end = rows.end;
+  // The second computing warpgroup idles when its rows are all missing (the first never does).
+  const bool second_idle = rows.token(64) >= rows.q_len;
+  const auto full = static_cast<std::uint32_t>(__cvta_generic_to_shared(stage_full));
+  const auto empty = static_cast<std::uint32_t>(__cvta_generic_to_shared(stage_empty));
   if (tid == 0) {
     const std::int64_t kv_base = p.kv_offsets ? p.kv_offsets[rows.b] : 0;
     src.b = rows.b;
@@ -67,12 +101,31 @@ __global__ void __launch_bounds__(kGroupThreads, 1)
     src.v_head = rows.g * p.v_head_stride;
     src.k_base = rows.b * p.k_page_stride + kv_base * p.k_token_stride + src.k_head;
     src.v_base = rows.b * p.v_page_stride + kv_base * p.v_token_stride + src.v_head;
+    for (int s = 0; s < S; ++s) {
+      warpgroup::barrier_init(full + s * 8, kCopyThreads);
+      warpgroup::barrier_init(empty + s * 8, second_idle ? 4 : 8);  // computing warps
+    }
   }
   __syncthreads();
 
   const auto raw = static_cast<std::uint32_t>(__cvta_generic_to_shared(smem_raw));
   const std::uint32_t base = (raw + kAlign - 1) & ~static_cast<std::uint32_t>(kAlign - 1);
-  const Loader<L> load{p, src, base, base + L::kQ * 16, base + (L::kQ + S * L::kKV) * 16, tid};
+  const std::uint32_t q_s = base, k_s = base + L::kQ * 16, v_s = base + (L::kQ + S * L::kKV) * 16;
+  const int tiles =
+      __shfl_sync(kFull, begin < end ? static_cast<int>((end - begin + kKeys - 1) / kKeys) : 0, 0);
+
+  if (tid < kCopyThreads) {
+    warpgroup::registers_release<kCopyRegisters>();
+    copy_tiles<L>(p, src, rows, q_s, k_s, v_s, tid, tiles, full, empty);
+    return;
+  }
+  warpgroup::registers_take<kMathRegisters>();
+  const int mtid = tid - kCopyThreads, warp = mtid / 32, lane = mtid % 32;
+  // Broadcast from lane 0, so that ptxas sees the warpgroup's branches around wgmma as uniform
+  // (else it serializes the MMAs).
+  const int group = __shfl_sync(kFull, warp / 4, 0);
+  if (group == 1 && second_idle) return;
+
   float* run_s = reinterpret_cast<float*>(smem_raw + (base - raw) + L::kTileBytes);
   if (p.border_workspace) {
     const std::int64_t block =
@@ -81,7 +134,7 @@ __global__ void __launch_bounds__(kGroupThreads, 1)
   }
 
   // The thread's rows (fragment rows lane / 4 and + 8 of its warp's 16) and their visible keys
-  // past `begin`; a warpgroup whose rows are all missing skips the arithmetic.
+  // past `begin`.
   auto row = [&](int k) { return warp * 16 + lane / 4 + 8 * k; };
   int n[2];
 #pragma unroll
@@ -90,7 +143,6 @@ __global__ void __launch_bounds__(kGroupThreads, 1)
     const std::int64_t visible = i < rows.q_len ? layout::visible_keys(p, rows.b, i) : 0;
     n[k] = visible > begin ? static_cast<int>(visible - begin) : 0;
   }
-  const bool group_idle = __shfl_sync(kFull, rows.token(group * 64) >= rows.q_len, 0);
 
   float acc[1][NB][4];
   RowState cur[2];
@@ -104,114 +156,91 @@ __global__ void __launch_bounds__(kGroupThreads, 1)
   start_split();
   auto close_if_border = [&](int t0) {
     if (splits || t0 == 0 || t0 % kSplit != 0) return;  // (begin = 0 in whole mode)
-    close_split<kGroupThreads, 1, NB>(run_s, tid, acc, cur, n, t0 - static_cast<int>(kSplit));
+    close_split<kMathThreads, 1, NB>(run_s, mtid, acc, cur, n, t0 - static_cast<int>(kSplit));
     start_split();
   };
-
   const float scale_log2 = p.scale * order::kLog2e;
-  const int tiles =
-      __shfl_sync(kFull, begin < end ? static_cast<int>((end - begin + kKeys - 1) / kKeys) : 0, 0);
-  load.queries(rows);
-#pragma unroll
-  for (int j = 0; j < S - 1; ++j) {
-    if (j < tiles) load.tile(j, j);
-    commit_copies();
-  }
 
   // S = Q K^T over the tile in `stage`: the warpgroup's 64 rows, d in 16-wide steps (a step is a
   // 32-byte move inside a column block, a column block every 4 steps). The first step sets s
   // (mma.sync's from +0 but for the sign of a zero, which the softmax's max makes +0).
-  const std::uint32_t q_group = load.q_s + group * 64 * kBlockBytes;
+  const warpgroup::Descriptor q_desc =
+      warpgroup::descriptor_of(q_s + group * 64 * kBlockBytes, 16, 1024);
+  const warpgroup::Descriptor k_desc = warpgroup::descriptor_of(k_s, 16, 1024);
+  const warpgroup::Descriptor v_desc = warpgroup::descriptor_of(v_s, kKeys * kBlockBytes, 1024);
   float s[1][8][4];
   auto scores = [&](int stage) {
-    const std::uint32_t k_stage = load.k_s + stage * L::kKV * 16;
+    const std::uint32_t k_stage = stage * L::kKV * 16;
 #pragma unroll
     for (int kc = 0; kc < D / 16; ++kc) {
       const std::uint32_t step = (kc % 4) * 32;
-      warpgroup::scores_step<T>(
-          s[0],
-          warpgroup::descriptor(q_group + (kc / 4) * kGroupRows * kBlockBytes + step, 16, 1024),
-          warpgroup::descriptor(k_stage + (kc / 4) * kKeys * kBlockBytes + step, 16, 1024), kc > 0);
+      warpgroup::scores_step<T>(s[0], q_desc.at((kc / 4) * kGroupRows * kBlockBytes + step),
+                                k_desc.at(k_stage + (kc / 4) * kKeys * kBlockBytes + step), kc > 0);
     }
     warpgroup::commit();
   };
   // acc += P V over the tile in `stage`: keys in 16-wide steps, all D columns (column blocks
   // kKeys * 128 bytes apart).
   auto values = [&](int stage, const std::uint32_t(&pa)[1][4][4]) {
-    const std::uint32_t v_stage = load.v_s + stage * L::kKV * 16;
+    const std::uint32_t v_stage = stage * L::kKV * 16;
 #pragma unroll
     for (int c = 0; c < 4; ++c)
-      warpgroup::values_step<T, D>(
-          acc[0], pa[0][c],
-          warpgroup::descriptor(v_stage + c * 16 * kBlockBytes, kKeys * kBlockBytes, 1024), true);
+      warpgroup::values_step<T, D>(acc[0], pa[0][c], v_desc.at(v_stage + c * 16 * kBlockBytes),
+                                   true);
     warpgroup::commit();
   };
+  auto tile_in = [&](int j) {  // tile j has landed; then visible to wgmma (written by cp.async)
+    warpgroup::barrier_wait(full + (j % S) * 8, (j / S) & 1);
+    warpgroup::fence_async_shared();
+  };
+  auto tile_read = [&](int j) {  // the warp's MMAs on tile j have completed
+    __syncwarp();
+    if (lane == 0) warpgroup::barrier_arrive(empty + (j % S) * 8);
+  };
 
-  // Step j issues tile j + 1's scores and tile j's P V together, then the copies of tile j + 2
-  // (their address arithmetic beside the MMAs, off the path to them), then runs tile j + 1's
-  // softmax while P V is on the tensor cores (P in two register sets: one read by the MMA in
-  // flight, one written). The same operations per row as the mma.sync blocks: softmax j, acc *
-  // alpha_j, P_j V_j, in tile order. Three stages: tile j + 2 loads while j and j + 1 are read.
-  static_assert(S == 3, "tiles j and j + 1 read while tile j + 2 loads");
+  // Step j issues tile j + 1's scores and tile j's P V together, then runs tile j + 1's softmax
+  // while P V is on the tensor cores (P in two register sets: one read by the MMA in flight, one
+  // written). The same operations per row as the mma.sync blocks: softmax j, acc * alpha_j,
+  // P_j V_j, in tile order.
   float alpha[2];
   bool live[2];
   std::uint32_t pa0[1][4][4], pa1[1][4][4];
-  auto tile_in = [&]() {  // after wait_copies: the copies seen by wgmma and by every thread
-    warpgroup::fence_async_shared();
-    __syncthreads();
-  };
   if (tiles > 0) {
-    wait_copies<S - 2>();  // tile 0 (tile 1 may still load)
-    tile_in();
-    if (!group_idle) {
-      warpgroup::fence();
-      scores(0);
-      warpgroup::wait<0>();
-      warpgroup::pin(s[0]);
-      online_softmax<T, 1>(s, 0, lane, scale_log2, n, cur, alpha, live, pa0);
-    }
+    tile_in(0);
+    warpgroup::fence();
+    scores(0);
+    warpgroup::wait<0>();
+    warpgroup::pin(s[0]);
+    online_softmax<T, 1>(s, 0, lane, scale_log2, n, cur, alpha, live, pa0);
   }
   auto step = [&](int j, const std::uint32_t(&pa_now)[1][4][4], std::uint32_t(&pa_next)[1][4][4]) {
-    wait_copies<0>();  // tile j + 1, copied during step j - 1
-    tile_in();
-    auto copy_ahead = [&] {  // into the stage of tile j - 1, read by now
-      if (j + 2 < tiles) load.tile(j + 2, (j + 2) % S);
-      commit_copies();
-    };
-    if (group_idle) {
-      copy_ahead();
-    } else {  // (one branch: ptxas serializes MMAs whose wait sits in another)
-      rescale<1, NB>(acc, alpha);
-      warpgroup::pin(acc[0]);
-      warpgroup::fence();
-      // (past the last tile, a stage's stale contents: scores never read; a branch around wgmma
-      // would serialize it)
-      scores((j + 1) % S);
-      values(j % S, pa_now);
-      copy_ahead();
-      warpgroup::wait<1>();  // tile j + 1's scores
-      warpgroup::pin(s[0]);
-      if (j + 1 < tiles) {
-        const int t0 = (j + 1) * kKeys;
-        if (!splits && t0 % kSplit == 0) {  // a split border: close the split first
-          warpgroup::wait<0>();
-          warpgroup::pin(acc[0]);
-          close_if_border(t0);
-        }
-        online_softmax<T, 1>(s, t0, lane, scale_log2, n, cur, alpha, live, pa_next);
+    if (j + 1 < tiles) tile_in(j + 1);
+    rescale<1, NB>(acc, alpha);
+    warpgroup::pin(acc[0]);
+    warpgroup::fence();
+    // (past the last tile, a stage's stale contents: scores never read; a branch around wgmma
+    // would serialize it)
+    scores((j + 1) % S);
+    values(j % S, pa_now);
+    warpgroup::wait<1>();  // tile j + 1's scores
+    warpgroup::pin(s[0]);
+    if (j + 1 < tiles) {
+      const int t0 = (j + 1) * kKeys;
+      if (!splits && t0 % kSplit == 0) {  // a split border: close the split first
+        warpgroup::wait<0>();
+        warpgroup::pin(acc[0]);
+        close_if_border(t0);
       }
-      warpgroup::wait<0>();
-      warpgroup::pin(acc[0]);
+      online_softmax<T, 1>(s, t0, lane, scale_log2, n, cur, alpha, live, pa_next);
     }
-    // (no barrier here: the next step's copies go out after its first barrier, which every
-    // thread passes only with this step's MMAs waited for)
+    warpgroup::wait<0>();
+    warpgroup::pin(acc[0]);
+    tile_read(j);
   };
   for (int j = 0; j < tiles; j += 2) {
     step(j, pa0, pa1);
     if (j + 1 < tiles) step(j + 1, pa1, pa0);
   }
-  wait_copies<0>();  // the queries' copies, when the block had no tile
-  if (group_idle) return;
 
   const BlockRows rows_again = block_rows_of<kGroupRows>(p, pack, q_tiles, splits);
   const RowEpilogue<BlockRows, 1, NB> epilogue{p, rows_again, splits, lane, 0};
@@ -220,7 +249,7 @@ __global__ void __launch_bounds__(kGroupThreads, 1)
     return;
   }
   if (rows_again.end > kSplit)
-    take_merged<kGroupThreads, 1, NB>(run_s, tid, acc, cur, n, rows_again.end);
+    take_merged<kMathThreads, 1, NB>(run_s, mtid, acc, cur, n, rows_again.end);
   epilogue.template outputs<T>(acc, cur, row);
 #elif defined(__CUDA_ARCH__)
   __trap();  // launched only where attention_warpgroups_available()
@@ -234,11 +263,11 @@ Status launch(const AttentionProblem& p, int pack, std::int64_t q_tiles, std::in
   const std::int64_t x = q_tiles * (splits > 0 ? splits : 1);
   const int bytes = L::kTileBytes + (crosses ? L::kRunBytes : 0) + kAlign;
   if (cudaFuncSetAttribute(attention_warpgroups<T, D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                           L::kTileBytes + L::kRunBytes + kAlign) != cudaSuccess)
+                           bytes) != cudaSuccess)
     return Status::cuda_error;
   const dim3 grid(static_cast<unsigned>(x), static_cast<unsigned>(p.heads / pack),
                   static_cast<unsigned>(p.sequences));
-  attention_warpgroups<T, D><<<grid, kGroupThreads, bytes, stream>>>(p, pack, q_tiles, splits);
+  attention_warpgroups<T, D><<<grid, kBlockThreads, bytes, stream>>>(p, pack, q_tiles, splits);
   if (cudaGetLastError() != cudaSuccess) return Status::cuda_error;
   if (splits > 0) launch_split_merge(p, splits, order::kTensorCoreSplitKeys, stream);
   return cudaGetLastError() == cudaSuccess ? Status::ok : Status::cuda_error;

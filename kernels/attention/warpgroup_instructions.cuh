@@ -24,6 +24,21 @@ __device__ __forceinline__ std::uint64_t descriptor(std::uint32_t address, std::
          (static_cast<std::uint64_t>(sbo >> 4) << 32) | (1ull << 62);
 }
 
+// A descriptor kept as its two 32-bit halves, so that moving its tile's start by `bytes` (a
+// multiple of 16) is one 32-bit add: the start field (address >> 4, 14 bits) cannot carry into
+// the leading offset above it while the moved address stays inside shared memory (< 256 KB).
+struct Descriptor {
+  std::uint32_t lo, hi;
+  __device__ std::uint64_t at(std::uint32_t bytes) const {
+    return (static_cast<std::uint64_t>(hi) << 32) | (lo + (bytes >> 4));
+  }
+};
+__device__ __forceinline__ Descriptor descriptor_of(std::uint32_t address, std::uint32_t lbo,
+                                                    std::uint32_t sbo) {
+  const std::uint64_t d = descriptor(address, lbo, sbo);
+  return {static_cast<std::uint32_t>(d), static_cast<std::uint32_t>(d >> 32)};
+}
+
 #if defined(SAMEBITS_WGMMA_DEVICE)
 __device__ __forceinline__ void fence() {
   asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");

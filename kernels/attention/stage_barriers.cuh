@@ -1,0 +1,47 @@
+// Shared-memory barriers (mbarrier) between a block's copying warpgroup and its computing ones,
+// and Hopper's register reallocation between them (setmaxnreg), as inline functions (sm_90a).
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/attention/warpgroup_instructions.cuh"
+
+namespace samebits::kernels::warpgroup {
+
+#if defined(SAMEBITS_WGMMA_DEVICE)
+// A barrier in shared memory that completes a phase when `count` arrivals have been made.
+__device__ __forceinline__ void barrier_init(std::uint32_t barrier, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(barrier), "r"(count) : "memory");
+}
+// One arrival, releasing the thread's earlier memory operations to whoever waits on the phase.
+__device__ __forceinline__ void barrier_arrive(std::uint32_t barrier) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(barrier) : "memory");
+}
+// An arrival made when every cp.async copy the thread has issued so far has landed (counted
+// among the barrier's `count` arrivals).
+__device__ __forceinline__ void barrier_arrive_on_copies(std::uint32_t barrier) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(barrier) : "memory");
+}
+// Waits until the phase of parity `parity` has completed (phases alternate 0, 1, 0, ...).
+__device__ __forceinline__ void barrier_wait(std::uint32_t barrier, unsigned parity) {
+  asm volatile(
+      "{\n.reg .pred done;\n"
+      "wait:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      "@!done bra wait;\n}\n" ::"r"(barrier),
+      "r"(parity)
+      : "memory");
+}
+// The warpgroup gives registers back to the block's pool, or takes them (every warp of the
+// warpgroup executes it; a warpgroup's count is its own until the next one).
+template <unsigned N>
+__device__ __forceinline__ void registers_release() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(N));
+}
+template <unsigned N>
+__device__ __forceinline__ void registers_take() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(N));
+}
+#endif  // SAMEBITS_WGMMA_DEVICE
+
+}  // namespace samebits::kernels::warpgroup
