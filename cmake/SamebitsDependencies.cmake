@@ -57,3 +57,22 @@ target_link_libraries(samebits_torch INTERFACE ${TORCH_LIBRARIES})
 target_include_directories(samebits_torch SYSTEM INTERFACE ${TORCH_INCLUDE_DIRS})
 target_compile_options(samebits_torch INTERFACE $<$<COMPILE_LANGUAGE:CXX>:${TORCH_CXX_FLAGS}>)
 add_library(samebits::torch ALIAS samebits_torch)
+
+# LibTorch's libraries use the shared libstdc++. Where the compiler links libstdc++.a instead (g++ 13
+# on the Ubuntu 24.04 GPU host: its ops library needed no libstdc++.so.6), each samebits library
+# carries a private C++ runtime beside torch's, and the first error message it formats with a
+# number (any TORCH_CHECK) crashes there (SIGSEGV in std::ostream::_M_insert<long>) and comes out
+# garbled elsewhere. Naming the shared runtime on every link with torch keeps the archive out.
+execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=libstdc++.so.6
+                OUTPUT_VARIABLE SAMEBITS_LIBSTDCXX OUTPUT_STRIP_TRAILING_WHITESPACE)
+if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND NOT (IS_ABSOLUTE "${SAMEBITS_LIBSTDCXX}" AND
+                                                 EXISTS "${SAMEBITS_LIBSTDCXX}"))
+  message(WARNING "${CMAKE_CXX_COMPILER} -print-file-name=libstdc++.so.6 found no shared C++ "
+                  "runtime (got '${SAMEBITS_LIBSTDCXX}'): if the compiler links libstdc++.a, "
+                  "errors raised by torch.ops.samebits can crash Python (the test "
+                  "kernels.cxx_runtime_probe says whether they do)")
+elseif(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+  get_filename_component(SAMEBITS_LIBSTDCXX "${SAMEBITS_LIBSTDCXX}" REALPATH)
+  message(STATUS "samebits: C++ runtime linked beside LibTorch: ${SAMEBITS_LIBSTDCXX}")
+  target_link_libraries(samebits_torch INTERFACE "${SAMEBITS_LIBSTDCXX}")
+endif()

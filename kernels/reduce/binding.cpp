@@ -6,6 +6,8 @@
 #include <c10/cuda/CUDAGuard.h>
 #include <torch/library.h>
 
+#include <limits>
+
 #include "kernels/common/binding_support.h"
 #include "kernels/reduce/invariant_reduce.h"
 
@@ -49,6 +51,9 @@ at::Tensor invariant_reduce(const at::Tensor& input, std::int64_t dim, bool mean
     (d < dim ? outer : inner) *= x.size(d);
   }
   at::Tensor out = at::empty(out_shape, x.options().dtype(at::kFloat));
+  // No elements (an empty tensor has no data pointer for the kernels): at::sum's 0 and at::mean's
+  // NaN for every output, as the order header's empty sum would give.
+  if (x.numel() == 0) return out.fill_(mean ? std::numeric_limits<float>::quiet_NaN() : 0.0f);
   kernels::ReduceProblem p;
   p.x = x.const_data_ptr();
   p.dtype = dtype;
@@ -88,6 +93,7 @@ at::Tensor invariant_reduce_varlen(const at::Tensor& values, const at::Tensor& o
   const std::int64_t max_length =
       checked_longest_row(o, v.numel(), "values.numel()", -1, "sum_varlen");
   at::Tensor out = at::empty({rows}, v.options().dtype(at::kFloat));
+  if (v.numel() == 0) return out.fill_(mean ? std::numeric_limits<float>::quiet_NaN() : 0.0f);
   kernels::VarlenReduceProblem p;
   p.values = v.const_data_ptr();
   p.dtype = kernel_dtype(v, "sum_varlen");

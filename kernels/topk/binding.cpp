@@ -7,6 +7,7 @@
 #include <torch/library.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "kernels/common/binding_support.h"
 #include "kernels/topk/invariant_topk.h"
@@ -55,6 +56,14 @@ std::tuple<at::Tensor, at::Tensor> run(kernels::TopkProblem p, const at::Tensor&
   p.out_indices = indices.mutable_data_ptr<std::int64_t>();
   p.algorithm = parse_algorithm(algorithm);
   check_limits(p, op);
+  // No rows: nothing to select. Rows, all empty (varlen over no values): every slot is empty
+  // (-inf, index -1), as the kernels write slots past a row's length; no data pointer to read.
+  if (p.rows == 0) return {values, indices};
+  if (x.numel() == 0) {
+    values.fill_(-std::numeric_limits<double>::infinity());
+    indices.fill_(-1);
+    return {values, indices};
+  }
   if (x.is_cuda()) {
     const c10::cuda::CUDAGuard guard(x.device());
     check_kernel_status(kernels::invariant_topk_cuda(p, at::cuda::getCurrentCUDAStream()), op);
