@@ -51,6 +51,8 @@ int merge_shares(const std::vector<std::string>& inputs, const std::string& out,
   Report merged = merge_reports(parts, order, planned);
   merged.command = argv;
   merged.created = parts.front().report.created;
+  check_report_target(out);
+  const auto write_error = write_report_file(merged, out);
   ConsoleSummaryWriter(stdout).write(merged);
   const auto missing = static_cast<std::int64_t>(order.size()) - merged.summary.cases;
   if (missing > 0) {
@@ -59,7 +61,8 @@ int merge_shares(const std::vector<std::string>& inputs, const std::string& out,
         "checks are judged as subsets\n",
         missing, order.size());
   }
-  if (!write_report_file(merged, out)) return kExitInfrastructure;
+  print_report_outcome(out, write_error);
+  if (write_error) return kExitInfrastructure;
   RenderTargets with_path = targets;
   with_path.report_path = out;
   render_report(merged, with_path);

@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/render_options.h"
 #include "cli/report_output.h"
+#include "cli/seed_option.h"
 #include "cli/shard_option.h"
 #include "contracts/baseline.h"
 #include "contracts/contract_error.h"
@@ -40,16 +41,16 @@ struct RunOptions {
 
 // `--baseline`: the comparison printed after the summary and kept in the report; a verdict
 // change (or with --fail-on-drift, drift) turns an otherwise passing run into exit 1.
-void compare_with_baseline(const RunOptions& o, Report& report) {
+std::string compare_with_baseline(const RunOptions& o, Report& report) {
   const Baseline baseline = load_baseline_file(o.baseline);
   const RunComparison c = compare_runs(baseline, report, "this run");
-  fmt::print("\n{}", comparison_text(c));
   report.baseline_comparison = run_comparison_to_json(c);
   report.baseline_comparison["baseline"] = o.baseline;
   if (c.gates(o.fail_on_drift) && report.summary.exit_code == kExitAsExpected) {
     report.summary.exit_code = kExitUnexpected;
   }
-  fmt::print("baseline: {}\n", c.gates(o.fail_on_drift) ? "FAIL (exit 1)" : "ok");
+  return fmt::format("\n{}baseline: {}\n", comparison_text(c),
+                     c.gates(o.fail_on_drift) ? "FAIL (exit 1)" : "ok");
 }
 
 int run(const RunOptions& o, const std::vector<std::string>& argv) {
@@ -86,15 +87,19 @@ int run(const RunOptions& o, const std::vector<std::string>& argv) {
     for (const auto& c : plan.cases) fmt::print("{}\n", c.id);
     return kExitAsExpected;
   }
+  check_report_target(o.report);
   fmt::print(stderr, "samebits: {} cases from {} of {} contracts on {}{}\n", plan.cases.size(),
              plan.contracts_selected, contracts.size(), plan.device_name,
              shard.count > 1
                  ? fmt::format(" (share {}/{}, from {})", shard.index, shard.count, shard.from)
                  : "");
   Report report = execute_run(request, plan);
+  const std::string comparison = o.baseline.empty() ? "" : compare_with_baseline(o, report);
+  const auto write_error = write_report_file(report, o.report);
   ConsoleSummaryWriter(stdout).write(report);
-  if (!o.baseline.empty()) compare_with_baseline(o, report);
-  if (!write_report_file(report, o.report)) return kExitInfrastructure;
+  fmt::print("{}", comparison);
+  print_report_outcome(o.report, write_error);
+  if (write_error) return kExitInfrastructure;
   RenderTargets targets = o.render;
   targets.report_path = o.report;
   render_report(report, targets);
@@ -117,8 +122,8 @@ std::shared_ptr<int> setup_run_command(CLI::App& app, int argc, char** argv) {
                   "run only cases whose id matches this regex at its start or at the start of a "
                   "part (after / or ,): 'softmax/', 'batch_invariance', 'dtype=bfloat16'");
   cmd->add_option("--case", options->case_id, "run exactly the case with this id");
-  cmd->add_option("--seed", options->seed,
-                  "seed from which every case's inputs derive (default 0)");
+  cmd->add_option("--seed", options->seed, "seed from which every case's inputs derive (default 0)")
+      ->check(seed_validator());
   cmd->add_option("--report", options->report,
                   "where to write the JSON report (default: samebits-report.json here)");
   cmd->add_flag("--dry-run", options->dry_run, "list the selected case ids without running them");

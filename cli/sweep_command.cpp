@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/report_output.h"
+#include "cli/seed_option.h"
 #include "cli/sweep_contract.h"
 #include "dispatch/classify.h"
 #include "dispatch/observations.h"
@@ -45,6 +46,7 @@ int sweep(SweepOptions o, const std::vector<std::string>& argv) {
     if (arg != "--print-contract") o.spec.command.push_back(arg);
   }
   const OpRegistry registry = OpRegistry::builtin();
+  if (!o.print_contract) check_report_target(o.report);
   const std::string text = sweep_contract_json(o.spec, registry);
   if (o.print_contract) {
     fmt::print("{}", text);
@@ -78,8 +80,10 @@ int sweep(SweepOptions o, const std::vector<std::string>& argv) {
   Report report = execute_run(request, plan);
   report.dispatch = classify_dispatch(sweep_observations(report.cases, axis), contract.op,
                                       contract.implementations.at(0), axis, o.grid);
+  const auto write_error = write_report_file(report, o.report);
   DispatchTableWriter(stdout).write(report);
-  if (!write_report_file(report, o.report)) return kExitInfrastructure;
+  print_report_outcome(o.report, write_error);
+  if (write_error) return kExitInfrastructure;
   fmt::print("rerun a point: samebits run {} --case ID (the ids are in the report)\n", o.report);
   return report.summary.exit_code;
 }
@@ -106,7 +110,7 @@ std::shared_ptr<int> setup_sweep_command(CLI::App& app, int argc, char** argv) {
   cmd->add_option("--batch", o->spec.batch, "items per call (default 1)");
   cmd->add_option("--device", o->device, "auto, cpu or cuda")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
-  cmd->add_option("--seed", o->seed, "seed of the inputs (default 0)");
+  cmd->add_option("--seed", o->seed, "seed of the inputs (default 0)")->check(seed_validator());
   cmd->add_option("--report", o->report,
                   "where to write the JSON report (default: samebits-sweep.json here)");
   cmd->add_option("--capture", o->capture, "kernel capture: auto, on, off")

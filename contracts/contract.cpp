@@ -6,12 +6,12 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <fstream>
+#include <cctype>
 #include <set>
-#include <sstream>
 
 #include "contracts/contract_error.h"
 #include "contracts/digest.h"
+#include "contracts/file_text.h"
 #include "contracts/object_reader.h"
 
 namespace samebits {
@@ -306,6 +306,16 @@ Contract parse_contract(const std::string& text, const std::string& source) {
     std::string stem = source.substr(source.find_last_of("/:") + 1);
     stem = stem.substr(0, stem.rfind(".json"));
     c.name = top.string("name", stem);
+    // The schema's pattern for names, which case ids and report paths are built from.
+    const bool plain = !c.name.empty() && std::all_of(c.name.begin(), c.name.end(), [](char ch) {
+      return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '.' || ch == '-';
+    });
+    if (!plain) {
+      top.fail(top.has("name") ? top.child("name") : "/",
+               fmt::format("contract name \"{}\"{} must be letters, digits, '_', '.' or '-' "
+                           "(one at least)",
+                           c.name, top.has("name") ? "" : " (the file's name; give a \"name\")"));
+    }
   }
   c.implementations = top.strings("implementations");
   top.required("implementations");
@@ -375,11 +385,7 @@ Contract parse_contract(const std::string& text, const std::string& source) {
 }
 
 Contract load_contract_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ContractError(fmt::format("{}: cannot open contract file", path));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return parse_contract(buffer.str(), path);
+  return parse_contract(read_file_text(path, "a contract", kMaxContractBytes), path);
 }
 
 }  // namespace samebits

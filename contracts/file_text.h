@@ -2,12 +2,19 @@
 // ends in .gz, so large reports and baselines can be kept compressed.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 namespace samebits {
 
+// The most a report or baseline may hold (unpacked); a contract is far smaller.
+inline constexpr std::size_t kMaxDocumentBytes = std::size_t{1} << 30;
+inline constexpr std::size_t kMaxContractBytes = std::size_t{16} << 20;
+
 // Throws ContractError naming the file and `what` it was ("the report", "the baseline") when it
-// cannot be opened or is not readable gzip; without zlib, a .gz file is refused with a hint.
-std::string read_file_text(const std::string& path, const char* what);
+// cannot be opened, is not a regular file (a folder, FIFO or device), holds (or unpacks to) more
+// than max_bytes, or is not readable gzip; without zlib, a .gz file is refused with a hint.
+std::string read_file_text(const std::string& path, const char* what,
+                           std::size_t max_bytes = kMaxDocumentBytes);
 
 }  // namespace samebits

@@ -6,23 +6,15 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "contracts/contract_error.h"
 #include "contracts/digest.h"
 #include "contracts/embedded_suite.h"
+#include "contracts/file_text.h"
+#include "contracts/json_document.h"
 
 namespace samebits {
 namespace {
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ContractError(fmt::format("{}: cannot open contract file", path));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
 
 bool is_report(const Json& doc) {
   return doc.is_object() && doc.contains("schema") && doc["schema"] == "samebits.report";
@@ -54,13 +46,8 @@ void load_from_report(const Json& report, const std::string& path,
 }
 
 void load_file(const std::string& path, std::vector<std::unique_ptr<Contract>>& out) {
-  const std::string text = read_file(path);
-  Json doc;
-  try {
-    doc = Json::parse(text);
-  } catch (const Json::exception&) {
-    // Not JSON at all: the contract parser says where, with line and column.
-  }
+  const std::string text = read_file_text(path, "a contract or report");
+  const Json doc = parse_json_document(text, path);  // malformed: where, with line and column
   if (is_report(doc)) {
     load_from_report(doc, path, out);
   } else {
@@ -83,7 +70,11 @@ std::vector<std::unique_ptr<Contract>> load_contracts(const std::vector<std::str
     std::error_code ec;
     if (fs::is_directory(path, ec)) {
       std::vector<std::string> files;
-      for (const auto& entry : fs::directory_iterator(path)) {
+      fs::directory_iterator folder(path, ec);
+      if (ec) {
+        throw ContractError(fmt::format("{}: cannot read the folder: {}", path, ec.message()));
+      }
+      for (const auto& entry : folder) {
         const std::string name = entry.path().filename().string();
         if (entry.is_regular_file() && entry.path().extension() == ".json" &&
             name.find(".schema.") == std::string::npos) {

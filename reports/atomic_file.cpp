@@ -28,6 +28,13 @@ void write_file_atomically(const std::string& path, const std::string& content) 
     fs::create_directories(target.parent_path(), ec);
     if (ec) fail("cannot create the folder for", path, ec.value());
   }
+  // Only a regular file is replaced: renaming over a device node (/dev/full, run as root) or a
+  // FIFO would destroy it; a folder cannot be replaced.
+  const fs::file_status status = fs::status(target, ec);
+  if (fs::exists(status) && !fs::is_regular_file(status)) {
+    throw std::runtime_error(
+        fmt::format("{}: exists and is not a regular file; not replaced", path));
+  }
   const std::string temp = fmt::format("{}.tmp.{}", path, ::getpid());
   const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) fail("cannot create", temp, errno);

@@ -1,6 +1,7 @@
 // The samebits CLI as a process: exit codes (0 as expected, 1 a surprise, 2 usage), error places,
 // --dry-run, --case reruns, and a report replaced whole or not at all (an earlier one survives).
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <set>
@@ -66,16 +67,61 @@ TEST_F(CliTest, RunAsExpectedExitsZero) {
   EXPECT_EQ(names, (std::vector<std::string>{"report.json", "tiny.json"})) << "no temporary files";
 }
 
-// A report path under a regular file (no folder can be made there, even as root): the run still
-// finishes, says why on stderr, exits 3 (infrastructure), and prints no report path.
-TEST_F(CliTest, RunWithAnUnwritableReportExitsThree) {
+// A report path under a regular file (no folder can be made there, even as root): refused before
+// any case runs, as a usage error naming the file that is in the way.
+TEST_F(CliTest, ReportUnderAFileIsRefusedBeforeRunning) {
   const fs::path missing = contract / "report.json";
   const Result r =
       samebits("run " + quoted(contract) + " --device cpu --report " + quoted(missing));
+  EXPECT_EQ(r.exit_code, 2) << explain(r);
+  EXPECT_NE(r.err.find(contract.string() + " is not a folder"), std::string::npos) << explain(r);
+  EXPECT_EQ(r.out.find("cases:"), std::string::npos) << "no case ran: " << explain(r);
+  EXPECT_FALSE(fs::exists(missing));
+}
+
+// A report target that is a folder or a FIFO (or, as root, a device such as /dev/full): refused
+// before running, and left as it was (the atomic rename would have replaced it with a file).
+TEST_F(CliTest, ReportOverAFolderOrFifoIsRefused) {
+  const fs::path fifo = dir / "pipe";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (const fs::path& target : {dir, fifo}) {
+    const Result r =
+        samebits("run " + quoted(contract) + " --device cpu --report " + quoted(target));
+    EXPECT_EQ(r.exit_code, 2) << explain(r);
+    EXPECT_NE(r.err.find("--report " + target.string() + ": is "), std::string::npos) << explain(r);
+  }
+  EXPECT_TRUE(fs::is_fifo(fifo)) << "the FIFO must survive";
+  EXPECT_TRUE(fs::is_regular_file(contract));
+}
+
+// A report that cannot be written when the run ends (a file name over 255 bytes: ENAMETOOLONG, as
+// root too): the run finishes, says why on stderr, exits 3, prints no report path, and its summary
+// line says exit 3 (it once said exit 0 before exiting 3).
+TEST_F(CliTest, RunWithAnUnwritableReportExitsThree) {
+  const fs::path too_long = dir / (std::string(300, 'r') + ".json");
+  const Result r =
+      samebits("run " + quoted(contract) + " --device cpu --report " + quoted(too_long));
   EXPECT_EQ(r.exit_code, 3) << explain(r);
   EXPECT_NE(r.err.find("the report was not written"), std::string::npos) << explain(r);
   EXPECT_EQ(r.out.find("report: "), std::string::npos) << explain(r);
-  EXPECT_FALSE(fs::exists(missing));
+  EXPECT_NE(r.out.find("; exit 3\n"), std::string::npos) << explain(r);
+  EXPECT_EQ(r.out.find("exit 0"), std::string::npos) << explain(r);
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  EXPECT_EQ(names, (std::vector<std::string>{"tiny.json"})) << "no temporary files left";
+}
+
+// --seed takes [0, 2^64 - 1]: -1 and 2^64 are refused (CLI11 once read them as 2^64 - 1).
+TEST_F(CliTest, SeedOutOfRangeIsRefused) {
+  for (const char* seed : {"-1", "18446744073709551616", "1e3", "0x10"}) {
+    const Result r = samebits(run_args(contract) + " --dry-run --seed " + seed);
+    EXPECT_EQ(r.exit_code, 2) << seed << ": " << explain(r);
+    EXPECT_NE(r.err.find("--seed takes a decimal integer in [0, 18446744073709551615]"),
+              std::string::npos)
+        << explain(r);
+  }
+  const Result r = samebits(run_args(contract) + " --dry-run --seed 18446744073709551615");
+  EXPECT_EQ(r.exit_code, 0) << "the largest seed is accepted: " << explain(r);
 }
 
 TEST_F(CliTest, WrongExpectationExitsOne) {

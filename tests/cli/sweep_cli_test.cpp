@@ -10,13 +10,20 @@
 namespace samebits {
 namespace {
 
+// A report under a regular file is refused before any point runs (exit 2); one that cannot be
+// written when the sweep ends (a name over 255 bytes) gives exit 3 and a table that says so.
 TEST_F(CliTest, SweepWithAnUnwritableReportExitsThree) {
-  const fs::path missing = contract / "report.json";
-  const Result r =
-      samebits("sweep sum --set rows=4 --vary N=5:6 --device cpu --report " + quoted(missing));
+  const fs::path under_file = contract / "report.json";
+  Result r =
+      samebits("sweep sum --set rows=4 --vary N=5:6 --device cpu --report " + quoted(under_file));
+  EXPECT_EQ(r.exit_code, 2) << explain(r);
+  EXPECT_NE(r.err.find(contract.string() + " is not a folder"), std::string::npos) << explain(r);
+  EXPECT_FALSE(fs::exists(under_file));
+  const fs::path too_long = dir / (std::string(300, 's') + ".json");
+  r = samebits("sweep sum --set rows=4 --vary N=5:6 --device cpu --report " + quoted(too_long));
   EXPECT_EQ(r.exit_code, 3) << explain(r);
   EXPECT_NE(r.err.find("the report was not written"), std::string::npos) << explain(r);
-  EXPECT_FALSE(fs::exists(missing));
+  EXPECT_EQ(r.out.find("rerun a point"), std::string::npos) << explain(r);
 }
 
 // `samebits sweep` on the CPU: no kernel capture, so the map holds result classes only. Pad-to-4 of
