@@ -98,6 +98,9 @@ class Op {
 
   // A point that can never run (k > N, chunk > length): a contract error before anything runs.
   virtual std::optional<std::string> impossible(const Point& point) const { return std::nullopt; }
+  // Elements one call holds at this point with `items` items (its inputs and shared tensors), so a
+  // point needing absurd memory is refused before anything is allocated (0: not estimated).
+  virtual double call_elements(const Point& point, double items) const { return 0; }
   // A point this implementation cannot take on this device: the case is skipped with this reason.
   virtual std::optional<std::string> unsupported(const Point& point, const std::string& impl,
                                                  const at::Device& device) const {

@@ -108,6 +108,18 @@ std::string impossible_for_check(CheckKind kind, const Point& p) {
   return check_for(kind).impossible(p).value_or("");
 }
 
+// A point whose call would hold more than kMaxCallElements elements, or "": refused before any
+// allocation (the allocator would fail, or take the machine's memory, only at run time).
+std::string too_large(const Op& op, const Point& p) {
+  const double items =
+      p.has("batch") ? static_cast<double>(std::max<std::int64_t>(1, p.integer("batch"))) : 1.0;
+  const double elements = op.call_elements(p, items);
+  if (!(elements > static_cast<double>(kMaxCallElements))) return "";
+  return fmt::format(
+      "one call would hold {:.3g} elements; the limit is {} (2^32, 16 GiB as float32)", elements,
+      kMaxCallElements);
+}
+
 Point resolve(const Point& declared, const std::vector<AxisSpec>& axes) {
   Point resolved = declared;
   for (const auto& a : axes) {
@@ -203,6 +215,7 @@ void validate_contract(const Contract& c, const OpRegistry& registry) {
         const Point p = resolve(declared, axes);
         std::string why = impossible_for_check(check.kind, p);
         if (why.empty()) why = op->impossible(p).value_or("");
+        if (why.empty()) why = too_large(*op, p);
         if (!why.empty()) {
           throw_contract_error(
               c.source, check.json_path,

@@ -28,6 +28,9 @@ struct CaseSpec {
 // Throws ContractError for anything the op or check cannot accept, before anything runs.
 void validate_contract(const Contract& contract, const OpRegistry& registry);
 
+// The most elements one call of an op may hold (Op::call_elements); a larger point is refused.
+inline constexpr std::int64_t kMaxCallElements = std::int64_t{1} << 32;
+
 // Every case of the contracts on `device` (validated first), in contract, check, implementation,
 // point order. The run's `seed` enters every case's seed.
 std::vector<CaseSpec> plan_cases(const std::vector<std::unique_ptr<Contract>>& contracts,

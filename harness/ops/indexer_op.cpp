@@ -124,6 +124,12 @@ class IndexerOp final : public Op {
     return {PaddingMode::right, PaddingMode::left};
   }
 
+  double call_elements(const Point& p, double items) const override {
+    const auto heads = static_cast<double>(p.integer("heads"));
+    return items * ((static_cast<double>(p.integer("L")) + heads) *
+                        static_cast<double>(p.integer("head_dim")) +
+                    heads);
+  }
   std::optional<std::string> impossible(const Point& p) const override {
     for (const char* axis : {"heads", "head_dim", "L", "k"}) {
       if (p.integer(axis) < 1)

@@ -56,6 +56,10 @@ class GemmOp final : public Op {
     return {LayoutKind::strided, LayoutKind::offset, LayoutKind::padded};
   }
 
+  double call_elements(const Point& p, double items) const override {
+    return (items + static_cast<double>(p.integer("N"))) * static_cast<double>(p.integer("K")) +
+           items * static_cast<double>(p.integer("N"));
+  }
   std::optional<std::string> impossible(const Point& p) const override {
     if (p.integer("K") < 1 || p.integer("N") < 1) return "K and N must be positive";
     if (!gemm_dtype(parse_dtype(p.text("dtype")))) {

@@ -44,6 +44,9 @@ class RmsNormOp final : public Op {
             CheckKind::equivalence,         CheckKind::reference};
   }
 
+  double call_elements(const Point& p, double items) const override {
+    return (items + 1) * static_cast<double>(p.integer("D"));
+  }
   std::optional<std::string> impossible(const Point& p) const override {
     if (p.integer("D") < 1) return "D must be positive";
     if (p.real("eps") < 0) return fmt::format("eps must not be negative, got {}", p.real("eps"));

@@ -91,6 +91,12 @@ class SdpaOp final : public Op {
     return {PaddingMode::right, PaddingMode::left, PaddingMode::packed, PaddingMode::paged};
   }
 
+  double call_elements(const Point& p, double items) const override {
+    const Dims d = dims_of(p);
+    const auto hd = static_cast<double>(d.head_dim);
+    return items * (static_cast<double>(d.heads) * static_cast<double>(d.lq) * hd +
+                    2.0 * static_cast<double>(d.kv_heads) * static_cast<double>(d.lk) * hd);
+  }
   std::optional<std::string> impossible(const Point& p) const override {
     const at::ScalarType dtype = parse_dtype(p.text("dtype"));
     if (!at::isFloatingType(dtype) || at::isFloat8Type(dtype)) {

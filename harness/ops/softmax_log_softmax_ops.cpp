@@ -50,6 +50,9 @@ class SoftmaxOp final : public Op {
     return {PaddingMode::right, PaddingMode::left};
   }
 
+  double call_elements(const Point& p, double items) const override {
+    return items * static_cast<double>(p.integer("N"));
+  }
   std::optional<std::string> impossible(const Point& p) const override {
     if (p.integer("N") < 1) return "N must be positive";
     if (p.has("padding") && p.text_or("pad_fill", "neutral") == "canary") {

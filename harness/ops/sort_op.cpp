@@ -41,6 +41,9 @@ class SortOp final : public Op {
     return {LayoutKind::strided, LayoutKind::offset, LayoutKind::padded};
   }
 
+  double call_elements(const Point& p, double items) const override {
+    return items * static_cast<double>(p.integer("N"));
+  }
   std::optional<std::string> impossible(const Point& p) const override {
     if (p.integer("N") < 1) return "N must be positive";
     return std::nullopt;

@@ -50,6 +50,9 @@ class ReduceOp final : public Op {
     return {PaddingMode::right, PaddingMode::left, PaddingMode::packed};
   }
 
+  double call_elements(const Point& p, double items) const override {
+    return items * static_cast<double>(p.integer("rows")) * static_cast<double>(p.integer("N"));
+  }
   std::optional<std::string> impossible(const Point& p) const override {
     const auto dim = p.integer("dim");
     if (dim != 0 && dim != 1) return fmt::format("dim must be 0 or 1, got {}", dim);

@@ -66,6 +66,9 @@ class TopkOp final : public Op {
     return {PaddingMode::right, PaddingMode::left, PaddingMode::packed};
   }
 
+  double call_elements(const Point& p, double items) const override {
+    return items * static_cast<double>(p.integer("N"));
+  }
   std::optional<std::string> impossible(const Point& p) const override {
     const std::int64_t k = p.integer("k");
     if (k < 1) return fmt::format("k must be positive, got {}", k);

@@ -111,6 +111,37 @@ TEST_F(CliTest, RunWithAnUnwritableReportExitsThree) {
   EXPECT_EQ(names, (std::vector<std::string>{"tiny.json"})) << "no temporary files left";
 }
 
+// Shapes that would need absurd memory (2^40 elements, a batch of 2^40) are refused by validate
+// and before anything is allocated, naming the point; the limit itself (2^32 elements: the
+// determinism check's default batch of 4 items of 65536 x 16384) is not.
+TEST_F(CliTest, AbsurdShapesAreRefusedBeforeRunning) {
+  const auto sum_contract = [&](const std::string& sweep) {
+    const fs::path path = dir / "huge.json";
+    write_text(path, R"({"op": "sum", "implementations": ["aten"], "sweep": )" + sweep +
+                         R"(, "checks": [{"kind": "determinism", "expect": {"aten": "holds"}}]})");
+    return path;
+  };
+  struct Case {
+    std::string sweep, label;
+  };
+  for (const Case& c : {Case{R"({"rows": [1048576], "N": [1048576]})", "rows=1048576,N=1048576"},
+                        Case{R"({"rows": [1], "N": [4], "batch": [1099511627776]})",
+                             "rows=1,N=4,batch=1099511627776"}}) {
+    const fs::path path = sum_contract(c.sweep);
+    for (const std::string& command : {"validate " + quoted(path), run_args(path)}) {
+      const Result r = samebits(command);
+      EXPECT_EQ(r.exit_code, 2) << explain(r);
+      EXPECT_NE(r.err.find("impossible point " + c.label + " on cpu: one call would hold "),
+                std::string::npos)
+          << explain(r);
+      EXPECT_NE(r.err.find("elements; the limit is 4294967296"), std::string::npos) << explain(r);
+    }
+  }
+  const Result at_limit =
+      samebits("validate " + quoted(sum_contract(R"({"rows": [65536], "N": [16384]})")));
+  EXPECT_EQ(at_limit.exit_code, 0) << "2^32 elements are accepted: " << explain(at_limit);
+}
+
 // --seed takes [0, 2^64 - 1]: -1 and 2^64 are refused (CLI11 once read them as 2^64 - 1).
 TEST_F(CliTest, SeedOutOfRangeIsRefused) {
   for (const char* seed : {"-1", "18446744073709551616", "1e3", "0x10"}) {
