@@ -118,9 +118,10 @@ std::shared_ptr<int> setup_run_command(CLI::App& app, int argc, char** argv) {
                   "embedded suite)");
   cmd->add_option("--device", options->device, "where to run: auto (CUDA if present), cpu, cuda")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
-  cmd->add_option("--filter", options->filter,
-                  "run only cases whose id matches this regex at its start or at the start of a "
-                  "part (after / or ,): 'softmax/', 'batch_invariance', 'dtype=bfloat16'");
+  cmd->add_option(
+      "--filter", options->filter,
+      "run only cases whose id matches this POSIX extended regex at its start or at the start of a "
+      "part (after / or ,): 'softmax/', 'batch_invariance', 'dtype=bfloat16'");
   cmd->add_option("--case", options->case_id, "run exactly the case with this id");
   cmd->add_option("--seed", options->seed, "seed from which every case's inputs derive (default 0)")
       ->check(seed_validator());

@@ -1,10 +1,9 @@
-// Which planned cases a run keeps: all, those a --filter regex selects, or the one --case names.
-// A filter matches at the start of the id or of one of its parts, so "softmax/" is not log_softmax.
+// Which planned cases a run keeps: all, those --filter (POSIX ERE) selects, or the one --case
+// names; a filter matches at the start of the id or of a part: "softmax/" is not log_softmax.
 #include "harness/selection.h"
 
 #include <fmt/format.h>
-
-#include <regex>
+#include <regex.h>
 
 #include "contracts/contract_error.h"
 
@@ -42,19 +41,48 @@ std::uint32_t shard_of(const std::string& id, std::uint32_t count) {
 
 namespace {
 
+// A --filter compiled as a POSIX extended regular expression. glibc matches those without
+// backtracking (a pattern like (a+)+b takes time linear in the id, where std::regex's
+// ECMAScript engine took minutes); back-references, the one exception, are refused.
+class FilterPattern {
+ public:
+  explicit FilterPattern(const std::string& filter) {
+    for (std::size_t i = 0; i + 1 < filter.size(); ++i) {
+      if (filter[i] == '\\' && filter[i + 1] >= '1' && filter[i + 1] <= '9') {
+        throw ContractError(fmt::format(
+            "--filter \"{}\": back-references (\\{}) are not accepted (they can take exponential "
+            "time); use a POSIX extended regular expression without them",
+            filter, filter[i + 1]));
+      }
+      if (filter[i] == '\\') ++i;
+    }
+    const std::string anchored = "(^|[/,])(" + filter + ")";
+    const int rc = ::regcomp(&re_, anchored.c_str(), REG_EXTENDED | REG_NOSUB);
+    if (rc != 0) {
+      char why[256];
+      ::regerror(rc, &re_, why, sizeof why);
+      throw ContractError(fmt::format(
+          "--filter: invalid POSIX extended regular expression \"{}\": {}", filter, why));
+    }
+  }
+  ~FilterPattern() { ::regfree(&re_); }
+  FilterPattern(const FilterPattern&) = delete;
+  FilterPattern& operator=(const FilterPattern&) = delete;
+  bool matches(const std::string& id) const {
+    return ::regexec(&re_, id.c_str(), 0, nullptr, 0) == 0;
+  }
+
+ private:
+  regex_t re_{};
+};
+
 std::vector<CaseSpec> by_id_or_filter(std::vector<CaseSpec> cases, const CaseSelection& selection) {
   if (!selection.case_id.empty()) return exactly(std::move(cases), selection.case_id);
   if (selection.filter.empty()) return cases;
-  std::regex re;
-  try {
-    re = std::regex("(?:^|[/,])(?:" + selection.filter + ")", std::regex::ECMAScript);
-  } catch (const std::regex_error& e) {
-    throw ContractError(
-        fmt::format("--filter: invalid regular expression \"{}\": {}", selection.filter, e.what()));
-  }
+  const FilterPattern pattern(selection.filter);
   std::vector<CaseSpec> kept;
   for (auto& c : cases) {
-    if (std::regex_search(c.id, re)) kept.push_back(std::move(c));
+    if (pattern.matches(c.id)) kept.push_back(std::move(c));
   }
   if (kept.empty()) {
     throw ContractError(fmt::format(

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <chrono>
 #include <set>
 #include <string>
 #include <vector>
@@ -140,6 +141,26 @@ TEST_F(CliTest, AbsurdShapesAreRefusedBeforeRunning) {
   const Result at_limit =
       samebits("validate " + quoted(sum_contract(R"({"rows": [65536], "N": [16384]})")));
   EXPECT_EQ(at_limit.exit_code, 0) << "2^32 elements are accepted: " << explain(at_limit);
+}
+
+// --filter is matched without backtracking: (a+)+b over ids of 30 or more repeated letters took
+// std::regex minutes; here it selects nothing, at once. Back-references are refused by name.
+TEST_F(CliTest, CatastrophicFilterEndsAtOnce) {
+  const fs::path path = dir / "aaaa.json";
+  std::string text = kTiny;
+  text.replace(text.find("\"tiny\""), 6, "\"" + std::string(40, 'a') + "\"");
+  write_text(path, text);
+  const auto t0 = std::chrono::steady_clock::now();
+  Result r = samebits(run_args(path) + " --dry-run --filter '(a+)+b'");
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(20)) << explain(r);
+  EXPECT_EQ(r.exit_code, 2) << explain(r);
+  EXPECT_NE(r.err.find("selects no case"), std::string::npos) << explain(r);
+  r = samebits(run_args(path) + " --dry-run --filter '(a+)+/'");
+  EXPECT_EQ(r.exit_code, 0) << "the control: the same pattern ending as the name does: "
+                            << explain(r);
+  r = samebits(run_args(path) + " --dry-run --filter '(a)\\1'");
+  EXPECT_EQ(r.exit_code, 2) << explain(r);
+  EXPECT_NE(r.err.find("back-references"), std::string::npos) << explain(r);
 }
 
 // --seed takes [0, 2^64 - 1]: -1 and 2^64 are refused (CLI11 once read them as 2^64 - 1).
