@@ -42,7 +42,7 @@ std::optional<std::string> write_report_file(Report& report, const std::string& 
 void print_report_outcome(const std::string& path, const std::optional<std::string>& error) {
   if (error) {
     fmt::print(stderr, "samebits: the report was not written: {} (exit {})\n", *error,
-               kExitInfrastructure);
+               static_cast<int>(kExitInfrastructure));
   } else {
     fmt::print("report: {}\n", path);
   }

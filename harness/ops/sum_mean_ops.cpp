@@ -60,7 +60,10 @@ class ReduceOp final : public Op {
     if (dim == 1 && p.has("layout") && parse_layout(p.text("layout")).kind == LayoutKind::padded) {
       return "padded:<m> pads N and trims the output, but dim=1 reduces N";
     }
-    if (dim == 1 && p.has("padding")) return "padding varies N, which dim=1 reduces; use dim=0";
+    if (dim == 1 && p.has("padding") && (p.text("padding") != "packed" || p.integer("rows") != 1)) {
+      return "padding varies N, which dim=1 reduces: use dim=0, or rows=1 packed end to end "
+             "(row sums of varying length)";
+    }
     return std::nullopt;
   }
 
@@ -78,6 +81,7 @@ class ReduceOp final : public Op {
     if (r.padding) {
       // Columns are independent for dim=0: padded columns only feed padded outputs.
       const at::Scalar fill = r.canary_padding ? canary_value() : at::Scalar(0.0);
+      if (dim == 1) return packed_rows(r.impl, xs);  // rows=1, packed (impossible() says)
       if (*r.padding == PaddingMode::packed) {
         const PackedBatch packed = pack_batch(xs, 1);
         const at::Tensor all = reduce(r.impl, packed.data, 0);
@@ -126,6 +130,33 @@ class ReduceOp final : public Op {
   }
 
  private:
+  // Items of one row and varying length packed end to end into one 1-D tensor and reduced row by
+  // row in one call: samebits.sum_varlen, or ATen's segment_reduce (its varlen reduction).
+  std::vector<Outputs> packed_rows(const std::string& impl,
+                                   const std::vector<at::Tensor>& xs) const {
+    std::vector<at::Tensor> rows;
+    std::vector<std::int64_t> offsets{0};
+    for (const at::Tensor& x : xs) {
+      rows.push_back(x.reshape(-1));
+      offsets.push_back(offsets.back() + x.numel());
+    }
+    const at::Tensor values = at::cat(rows);
+    const at::Tensor off = at::tensor(offsets, at::kLong).to(values.device());
+    at::Tensor all;
+    {
+      const ComputeScope under_test;
+      all = impl == "samebits"
+                ? invariant_reduce_varlen(values, off, mean_)
+                : at::segment_reduce(values, mean_ ? "mean" : "sum", /*lengths=*/std::nullopt,
+                                     /*indices=*/std::nullopt, /*offsets=*/off);
+    }
+    std::vector<Outputs> out;
+    for (std::size_t b = 0; b < xs.size(); ++b) {
+      out.push_back({{"out", all.narrow(0, static_cast<std::int64_t>(b), 1)}});
+    }
+    return out;
+  }
+
   at::Tensor reduce(const std::string& impl, const at::Tensor& x, std::int64_t dim) const {
     const ComputeScope under_test;
     if (impl == "samebits") return invariant_reduce(x, dim, mean_);

@@ -145,5 +145,34 @@ TEST_F(AtomicFileTest, FileSizeLimitFailsTheWrite) {
   EXPECT_EQ(entries(dir), (std::vector<std::string>{"report.json"})) << "no temporary file left";
 }
 
+TEST_F(AtomicFileTest, TerminatedMidWriteLeavesNoTemporaryFile) {
+  // A child writes 256 MiB over an earlier report; SIGTERM arrives once its temporary file exists.
+  // The write finishes first (the signal is deferred), then the child dies of the signal: the new
+  // report is whole and no temporary file is left. (Undeferred, the child died mid-write and left
+  // report.json.tmp.PID behind.)
+  const fs::path target = dir / "report.json";
+  write_text(target, "earlier report");
+  const std::size_t size = std::size_t{256} << 20;
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    write_file_atomically(target.string(), std::string(size, 'x'));
+    ::_exit(0);  // reached only if the signal was lost
+  }
+  const fs::path temp = target.string() + ".tmp." + std::to_string(child);
+  bool seen = false;
+  for (int i = 0; i < 20000 && !seen; ++i) {
+    seen = fs::exists(temp);
+    if (!seen) ::usleep(100);
+  }
+  ASSERT_TRUE(seen) << "the child's temporary file never appeared";
+  ::kill(child, SIGTERM);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM) << "status " << status;
+  EXPECT_EQ(fs::file_size(target), size) << "the new report, whole";
+  EXPECT_EQ(entries(dir), (std::vector<std::string>{"report.json"})) << "no temporary file left";
+}
+
 }  // namespace
 }  // namespace samebits
