@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <filesystem>
 
 #include "cli/all_devices.h"
 #include "cli/commands.h"
@@ -10,6 +11,7 @@
 #include "cli/report_output.h"
 #include "cli/seed_option.h"
 #include "cli/shard_option.h"
+#include "cli/stop_signals.h"
 #include "contracts/baseline.h"
 #include "contracts/contract_error.h"
 #include "harness/contract_loading.h"
@@ -36,6 +38,8 @@ struct RunOptions {
   bool fail_on_drift = false;
   std::string shard;
   std::string devices;
+  std::string journal;  // default: REPORT.journal
+  std::string resume;
   RenderTargets render;
 };
 
@@ -93,13 +97,36 @@ int run(const RunOptions& o, const std::vector<std::string>& argv) {
              shard.count > 1
                  ? fmt::format(" (share {}/{}, from {})", shard.index, shard.count, shard.from)
                  : "");
-  Report report = execute_run(request, plan);
+  request.journal = o.journal.empty() ? o.report + ".journal" : o.journal;
+  request.resume = o.resume;
+  Report report;
+  {
+    const StopSignals stop;
+    request.stop = stop.flag();
+    report = execute_run(request, plan);
+  }
+  if (report.settings.contains("journal_error")) {
+    fmt::print(stderr, "samebits: warning: the run kept no (whole) journal: {}\n",
+               report.settings["journal_error"].get<std::string>());
+  }
+  const bool interrupted = report.settings.contains("interrupted");
   const std::string comparison = o.baseline.empty() ? "" : compare_with_baseline(o, report);
   const auto write_error = write_report_file(report, o.report);
   ConsoleSummaryWriter(stdout).write(report);
   fmt::print("{}", comparison);
   print_report_outcome(o.report, write_error);
+  if (interrupted) {
+    fmt::print(stderr,
+               "samebits: interrupted by {} after {} of {} cases; the journal keeps them: rerun "
+               "the same command with --resume {} to run the rest\n",
+               report.settings["interrupted"]["signal"].get<std::string>(), report.cases.size(),
+               plan.cases.size(), request.journal);
+    return kExitInfrastructure;
+  }
   if (write_error) return kExitInfrastructure;
+  // The report holds every case now: the journal has served.
+  std::error_code ec;
+  std::filesystem::remove(request.journal, ec);
   RenderTargets targets = o.render;
   targets.report_path = o.report;
   render_report(report, targets);
@@ -128,6 +155,12 @@ std::shared_ptr<int> setup_run_command(CLI::App& app, int argc, char** argv) {
   cmd->add_option("--report", options->report,
                   "where to write the JSON report (default: samebits-report.json here)");
   cmd->add_flag("--dry-run", options->dry_run, "list the selected case ids without running them");
+  cmd->add_option("--journal", options->journal,
+                  "where each finished case is appended as it ends (default: REPORT.journal; "
+                  "removed once the report holds every case)");
+  cmd->add_option("--resume", options->resume,
+                  "the journal of an interrupted run of the same command: its cases are taken, "
+                  "the rest run (the report equals an uninterrupted run's)");
   cmd->add_option("--observations", options->observations,
                   "baselines of recorded platforms besides the embedded ones (samebits baseline "
                   "write): the first covering this machine gives observed implementations their "

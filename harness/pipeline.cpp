@@ -5,14 +5,20 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <map>
+#include <memory>
 #include <set>
 
 #include "contracts/contract_error.h"
+#include "contracts/digest.h"
 #include "harness/capture_choice.h"
 #include "harness/device_choice.h"
 #include "harness/environment.h"
 #include "harness/expectations.h"
 #include "harness/runner.h"
+#include "reports/case_journal.h"
 #include "reports/json_report.h"
 #include "reports/outcome.h"
 
@@ -41,6 +47,27 @@ PlannedRun plan_run(const RunRequest& request) {
   plan.contracts_selected = contracts.size();
   return plan;
 }
+
+std::string plan_sha256(const RunRequest& request, const PlannedRun& plan) {
+  std::string text = fmt::format("device {}\nseed {}\n", plan.device_name, request.seed);
+  for (const auto& c : *request.contracts)
+    text += fmt::format("contract {} {}\n", c->name, c->sha256);
+  for (const auto& c : plan.cases) text += c.id + "\n";
+  return sha256_hex(text);
+}
+
+namespace {
+
+const char* signal_name(int sig) {
+  switch (sig) {
+    case SIGINT: return "SIGINT";
+    case SIGTERM: return "SIGTERM";
+    case SIGHUP: return "SIGHUP";
+    default: return "a signal";
+  }
+}
+
+}  // namespace
 
 Report execute_run(const RunRequest& request, const PlannedRun& plan) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -78,7 +105,56 @@ Report execute_run(const RunRequest& request, const PlannedRun& plan) {
   options.capture = capture.capture.get();
   options.record_properties = request.record_properties;
   options.expectations = &expectations;
+  // A resumed run takes the finished cases of the journal of the same plan; every new case goes
+  // to this run's journal (the same file, appended to, or a new one with the resumed cases first).
+  const std::string digest = plan_sha256(request, plan);
+  std::map<std::string, CaseResult> finished;
+  if (!request.resume.empty()) {
+    JournalContents resumed = read_journal(request.resume);
+    if (resumed.header.plan_sha256 != digest) {
+      throw ContractError(fmt::format(
+          "--resume {}: the journal belongs to another run (its {} cases on {} with seed {}); "
+          "resume with the same contracts, selection, seed and device, or run without --resume",
+          request.resume, resumed.header.cases, resumed.header.device, resumed.header.seed));
+    }
+    for (auto& c : resumed.cases) finished.emplace(c.id, std::move(c));
+    report.settings["resumed"] = Json{{"journal", request.resume}, {"cases", finished.size()}};
+  }
+  std::unique_ptr<CaseJournal> journal;
+  if (!request.journal.empty()) {
+    std::error_code ec;
+    const bool same =
+        !request.resume.empty() && std::filesystem::equivalent(request.journal, request.resume, ec);
+    try {
+      journal =
+          std::make_unique<CaseJournal>(request.journal,
+                                        JournalHeader{digest, request.seed, plan.device_name,
+                                                      static_cast<std::int64_t>(plan.cases.size())},
+                                        same);
+    } catch (const std::runtime_error& e) {  // the run goes on without one, and says so
+      report.settings["journal_error"] = e.what();
+    }
+    if (journal && !same) {
+      for (const auto& c : plan.cases) {
+        const auto it = finished.find(c.id);
+        if (it != finished.end()) journal->append(it->second);
+      }
+    }
+  }
+  options.journal = journal.get();
+  options.finished = finished.empty() ? nullptr : &finished;
+  options.stop = request.stop;
   report.cases = run_cases(plan.cases, plan.device, options);
+  if (journal && !journal->error().empty()) report.settings["journal_error"] = journal->error();
+  journal.reset();  // flushed and closed
+  const bool interrupted = report.cases.size() < plan.cases.size();
+  if (interrupted) {
+    report.settings["interrupted"] =
+        Json{{"signal", signal_name(request.stop ? *request.stop : 0)},
+             {"cases_run", report.cases.size()},
+             {"cases_planned", plan.cases.size()},
+             {"journal", request.journal.empty() ? Json(nullptr) : Json(request.journal)}};
+  }
   if (capture.capture && capture.capture->dropped_records() > 0) {
     report.settings["kernel_capture_dropped_records"] = capture.capture->dropped_records();
   }
@@ -91,6 +167,7 @@ Report execute_run(const RunRequest& request, const PlannedRun& plan) {
     }
   }
   report.summary = summarize(report.cases, report.checks);
+  if (interrupted) report.summary.exit_code = kExitInfrastructure;
   report.summary.duration_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return report;

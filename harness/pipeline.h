@@ -4,6 +4,7 @@
 
 #include <ATen/ATen.h>
 
+#include <csignal>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -33,6 +34,12 @@ struct RunRequest {
   // The platforms whose recorded outcomes may serve as observations (the first covering this
   // machine does); none: an observed implementation's outcomes are findings.
   std::vector<Baseline> recorded;
+  // The journal each finished case is appended to ("": none), and a journal of an interrupted run
+  // of the same plan whose cases are taken instead of run ("": none).
+  std::string journal;
+  std::string resume;
+  // Set to a signal's number (SIGINT, SIGTERM) to stop after the case under way.
+  const volatile std::sig_atomic_t* stop = nullptr;
 };
 
 struct PlannedRun {
@@ -47,8 +54,14 @@ struct PlannedRun {
 // selection that cannot be used, InfrastructureError for a device that is not there.
 PlannedRun plan_run(const RunRequest& request);
 
-// Runs the planned cases and judges them: the report, with everything but dispatch filled in.
+// Runs the planned cases and judges them: the report, with everything but dispatch filled in. A
+// stopped run's report holds the cases that finished, settings.interrupted names the signal, and
+// its exit code is 3. Throws ContractError for a --resume journal of another plan.
 Report execute_run(const RunRequest& request, const PlannedRun& plan);
+
+// The digest a journal is matched by: device, seed, every selected case id and the contracts'
+// texts, in order.
+std::string plan_sha256(const RunRequest& request, const PlannedRun& plan);
 
 inline Report run_pipeline(const RunRequest& request) {
   return execute_run(request, plan_run(request));

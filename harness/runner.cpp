@@ -13,6 +13,7 @@
 #include "harness/expectations.h"
 #include "harness/kernel_capture.h"
 #include "harness/progress.h"
+#include "reports/case_journal.h"
 
 namespace samebits {
 namespace {
@@ -43,7 +44,26 @@ std::vector<CaseResult> run_cases(const std::vector<CaseSpec>& cases, const at::
       into = std::move(launches);
     }
   };
+  // Results [journaled, size) are not in the journal yet; resumed ones never go there again.
+  std::size_t journaled = 0;
+  std::vector<bool> resumed;
+  const auto flush_journal = [&]() {
+    if (!options.journal) return;
+    for (; journaled < results.size(); ++journaled) {
+      if (!resumed[journaled]) options.journal->append(results[journaled]);
+    }
+  };
   for (const auto& spec : cases) {
+    if (options.stop && *options.stop != 0) break;
+    if (options.finished) {
+      const auto done = options.finished->find(spec.id);
+      if (done != options.finished->end()) {
+        results.push_back(done->second);
+        resumed.push_back(true);
+        progress.step(spec.id, false);
+        continue;
+      }
+    }
     const std::uint64_t number = results.size();
     CaseOptions case_options;
     case_options.tags = {options.capture, 2 * number + 1, 2 * number + 2};
@@ -103,9 +123,12 @@ std::vector<CaseResult> run_cases(const std::vector<CaseSpec>& cases, const at::
     const bool surprising = r.verdict == Verdict::violated && r.expected == Expectation::holds;
     progress.step(spec.id, surprising);
     results.push_back(std::move(r));
+    resumed.push_back(false);
     if (results.size() % 128 == 0 && broken.empty()) collect_kernels();
+    if (!options.capture || results.size() % 128 == 0) flush_journal();
   }
   if (broken.empty()) collect_kernels();
+  flush_journal();
   progress.finish();
   return results;
 }

@@ -275,6 +275,14 @@ Json dispatch_to_json(const DispatchMap& map) {
   return j;
 }
 
+Json case_record_to_json(const CaseResult& c) {
+  KernelNames names;
+  Json record;
+  record["case"] = case_to_json(c, names);
+  record["kernel_names"] = names.names();
+  return record;
+}
+
 Json report_to_json(const Report& r) {
   Json j;
   j["schema"] = "samebits.report";

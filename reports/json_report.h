@@ -8,6 +8,8 @@
 namespace samebits {
 
 Json report_to_json(const Report& report);
+// One case on its own, as a journal line holds it: {"case": {...}, "kernel_names": [...]}.
+Json case_record_to_json(const CaseResult& c);
 // The report as text: top-level keys indented, and each element of a long array (a case, a check,
 // a kernel name) or each part of the dispatch map on one line, so files stay small and diff by
 // case.

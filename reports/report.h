@@ -15,7 +15,7 @@
 namespace samebits {
 
 // Bumped on any change to the JSON layout: major for breaking changes, minor for additions.
-inline constexpr const char* kReportSchemaVersion = "2.1.0";
+inline constexpr const char* kReportSchemaVersion = "2.2.0";
 
 // One element where two outputs disagree.
 struct Mismatch {

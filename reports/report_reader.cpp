@@ -272,6 +272,19 @@ Summary summary_of(const Node& n) {
 
 }  // namespace
 
+CaseResult case_record_from_json(const Json& record, const std::string& source,
+                                 const std::string& path) {
+  const Node n(record, path, source);
+  const Json& names = n.array("kernel_names");
+  std::vector<std::string> kernel_names;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (!names[i].is_string())
+      n.fail(fmt::format("{}/{}", n.at("kernel_names"), i), "expected a string");
+    kernel_names.push_back(names[i].get<std::string>());
+  }
+  return case_of(n.object("case"), kernel_names);
+}
+
 Report report_from_json(const Json& j, const std::string& source) {
   const Node top(j, "", source);
   if (top.text("schema") != "samebits.report") {

@@ -14,6 +14,10 @@ namespace samebits {
 // `source`, the JSON path and what was expected; a schema 1.x report is refused with how to
 // regenerate it.
 Report report_from_json(const Json& report, const std::string& source);
+// One case as reports/json_report.h's case_record_to_json writes it (a journal line); errors name
+// `source` and `path`.
+CaseResult case_record_from_json(const Json& record, const std::string& source,
+                                 const std::string& path);
 
 // A report file, .json or .json.gz (the examples are compressed).
 Report read_report_file(const std::string& path);

@@ -1,0 +1,148 @@
+// A run's journal: one JSON line per finished case, appended as the case ends, so an interrupted
+// or killed run loses nothing and `samebits run --resume JOURNAL` runs only the cases left.
+#include "reports/case_journal.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+#include "contracts/contract_error.h"
+#include "contracts/file_text.h"
+#include "contracts/json_document.h"
+#include "reports/json_report.h"
+#include "reports/report_reader.h"
+
+namespace samebits {
+namespace {
+
+std::string one_line(const Json& j) {
+  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+Json header_to_json(const JournalHeader& h) {
+  Json j;
+  j["schema"] = "samebits.journal";
+  j["schema_version"] = kJournalSchemaVersion;
+  j["plan_sha256"] = h.plan_sha256;
+  j["seed"] = seed_to_json(h.seed);
+  j["device"] = h.device;
+  j["cases"] = h.cases;
+  return j;
+}
+
+JournalHeader header_of(const Json& j, const std::string& where) {
+  const auto text = [&](const char* key) {
+    if (!j.is_object() || !j.contains(key) || !j[key].is_string()) {
+      throw ContractError(
+          fmt::format("{}: expected a samebits journal header with a string \"{}\"", where, key));
+    }
+    return j[key].get<std::string>();
+  };
+  if (text("schema") != "samebits.journal") {
+    throw ContractError(fmt::format("{}: not a samebits journal (schema \"{}\")", where,
+                                    j["schema"].get<std::string>()));
+  }
+  if (text("schema_version").rfind("1.", 0) != 0) {
+    throw ContractError(fmt::format("{}: journal schema_version {} (this samebits reads 1.x)",
+                                    where, text("schema_version")));
+  }
+  JournalHeader h;
+  h.plan_sha256 = text("plan_sha256");
+  const std::string seed = text("seed");
+  if (seed.empty() || seed.size() > 20 ||
+      seed.find_first_not_of("0123456789") != std::string::npos) {
+    throw ContractError(fmt::format("{}: /seed: expected a decimal seed, got \"{}\"", where, seed));
+  }
+  h.seed = std::stoull(seed);
+  h.device = text("device");
+  if (!j.contains("cases") || !j["cases"].is_number_integer()) {
+    throw ContractError(fmt::format("{}: /cases: expected the number of planned cases", where));
+  }
+  h.cases = j["cases"].get<std::int64_t>();
+  return h;
+}
+
+}  // namespace
+
+CaseJournal::CaseJournal(const std::string& path, const JournalHeader& header, bool append)
+    : path_(path) {
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC), 0644);
+  if (fd_ < 0) {
+    throw std::runtime_error(
+        fmt::format("cannot open the journal {}: {}", path, std::strerror(errno)));
+  }
+  if (append) drop_cut_short_line();
+  if (!append && !write_line(one_line(header_to_json(header)))) throw std::runtime_error(error_);
+}
+
+// A kill mid-write leaves the last line without its newline: cut it off before appending, so the
+// next line does not run into it.
+void CaseJournal::drop_cut_short_line() {
+  off_t end = ::lseek(fd_, 0, SEEK_END);
+  char c = 0;
+  while (end > 0 && ::pread(fd_, &c, 1, end - 1) == 1 && c != '\n') --end;
+  if (::ftruncate(fd_, end) != 0) {
+    throw std::runtime_error(
+        fmt::format("cannot trim the journal {}: {}", path_, std::strerror(errno)));
+  }
+}
+
+CaseJournal::~CaseJournal() {
+  if (fd_ >= 0) {
+    ::fsync(fd_);
+    ::close(fd_);
+  }
+}
+
+void CaseJournal::append(const CaseResult& c) {
+  if (fd_ >= 0) write_line(one_line(case_record_to_json(c)));
+}
+
+bool CaseJournal::write_line(const std::string& line) {
+  const std::string text = line + "\n";
+  std::size_t written = 0;
+  while (written < text.size()) {
+    const ssize_t n = ::write(fd_, text.data() + written, text.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      error_ = fmt::format("cannot write the journal {}: {}", path_, std::strerror(errno));
+      ::close(fd_);
+      fd_ = -1;
+      return false;
+    }
+    written += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+JournalContents read_journal(const std::string& path) {
+  const std::string text = read_file_text(path, "the journal");
+  JournalContents out;
+  std::size_t start = 0, line = 1;
+  bool have_header = false;
+  while (start < text.size()) {
+    const std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) {  // no newline: a write cut short by a kill
+      out.cut_short = true;
+      break;
+    }
+    const std::string where = fmt::format("{}: line {}", path, line);
+    const Json j = parse_json_document(text.substr(start, end - start), where);
+    if (!have_header) {
+      out.header = header_of(j, where);
+      have_header = true;
+    } else {
+      out.cases.push_back(case_record_from_json(j, where, ""));
+    }
+    start = end + 1;
+    ++line;
+  }
+  if (!have_header) throw ContractError(fmt::format("{}: an empty journal (no header line)", path));
+  return out;
+}
+
+}  // namespace samebits
