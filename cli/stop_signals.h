@@ -2,33 +2,26 @@
 // journal and a partial report keep what finished); a second signal ends the process at once.
 #pragma once
 
-#include <array>
 #include <csignal>
+#include <optional>
+
+#include "reports/end_signals.h"
 
 namespace samebits {
 
 class StopSignals {
  public:
   StopSignals() {
-    stop_ = 0;
-    struct sigaction note = {};
-    note.sa_handler = [](int sig) { stop_ = sig; };
-    note.sa_flags = SA_RESETHAND;  // the next one takes the default action: the process ends
-    sigemptyset(&note.sa_mask);
-    for (std::size_t i = 0; i < kSignals.size(); ++i) ::sigaction(kSignals[i], &note, &old_[i]);
+    stop_ = 0;  // before the handlers, so no signal noted by them is lost
+    // SA_RESETHAND: the next signal takes the default action, ending the process.
+    handlers_.emplace([](int sig) { stop_ = sig; }, SA_RESETHAND);
   }
-  ~StopSignals() {
-    for (std::size_t i = 0; i < kSignals.size(); ++i) ::sigaction(kSignals[i], &old_[i], nullptr);
-  }
-  StopSignals(const StopSignals&) = delete;
-  StopSignals& operator=(const StopSignals&) = delete;
   // The signal's number once one came, else 0.
   const volatile std::sig_atomic_t* flag() const { return &stop_; }
 
  private:
-  static constexpr std::array<int, 3> kSignals = {SIGINT, SIGTERM, SIGHUP};
   static inline volatile std::sig_atomic_t stop_ = 0;
-  std::array<struct sigaction, 3> old_{};
+  std::optional<EndSignalHandlers> handlers_;
 };
 
 }  // namespace samebits

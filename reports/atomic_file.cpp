@@ -6,12 +6,14 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <array>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
+
+#include "reports/end_signals.h"
 
 namespace samebits {
 namespace {
@@ -20,30 +22,25 @@ namespace {
   throw std::runtime_error(fmt::format("{} {}: {}", what, path, std::strerror(err)));
 }
 
-// SIGINT, SIGTERM and SIGHUP wait while a file is written: the handlers installed here (for the
-// whole process, so whichever thread the signal reaches) only note it, and the destructor puts the
-// earlier handlers back and raises the signal again. An interrupted run so leaves the old file or
-// the new one, never a temporary file beside them.
+// SIGINT, SIGTERM and SIGHUP wait while a file is written: they are only noted, and once the
+// earlier handlers are back the noted one is raised again. An interrupted run so leaves the old
+// file or the new one, never a temporary file beside them.
 class DeferredSignals {
  public:
   DeferredSignals() {
-    pending_ = 0;
-    struct sigaction note = {};
-    note.sa_handler = [](int sig) { pending_ = sig; };
-    sigemptyset(&note.sa_mask);
-    for (std::size_t i = 0; i < kSignals.size(); ++i) ::sigaction(kSignals[i], &note, &old_[i]);
+    pending_ = 0;  // before the handlers, so no signal noted by them is lost
+    handlers_.emplace([](int sig) { pending_ = sig; }, 0);
   }
   ~DeferredSignals() {
-    for (std::size_t i = 0; i < kSignals.size(); ++i) ::sigaction(kSignals[i], &old_[i], nullptr);
+    handlers_.reset();
     if (pending_ != 0) ::raise(pending_);
   }
   DeferredSignals(const DeferredSignals&) = delete;
   DeferredSignals& operator=(const DeferredSignals&) = delete;
 
  private:
-  static constexpr std::array<int, 3> kSignals = {SIGINT, SIGTERM, SIGHUP};
   static inline volatile std::sig_atomic_t pending_ = 0;
-  std::array<struct sigaction, 3> old_{};
+  std::optional<EndSignalHandlers> handlers_;
 };
 
 }  // namespace

@@ -1,20 +1,11 @@
 # torch.ops.samebits.attention* as users call them, from Python: every bad argument raises a
 # RuntimeError whose message names what is accepted, on CPU tensors and (where a GPU is visible)
 # on CUDA tensors; none ends the process. Good calls on the same tensors work (the control).
-import argparse
 import sys
 
 import torch
 
-
-def expect_error(what, needle, fn):
-    try:
-        fn()
-    except RuntimeError as e:
-        if needle not in str(e):
-            return f"{what}: message lacks {needle!r}: {str(e).splitlines()[0]}"
-        return None
-    return f"{what}: no error raised"
+from error_paths import expect_error, main
 
 
 def check(device):
@@ -60,20 +51,5 @@ def check(device):
     return [f"{device}: {f}" for f in failures if f]
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--lib", required=True)
-    a = ap.parse_args()
-    torch.ops.load_library(a.lib)
-    devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
-    failures = []
-    for d in devices:
-        failures += check(d)
-    for f in failures:
-        print("FAIL:", f)
-    print(f"{'FAIL' if failures else 'ok'}: attention ops error paths on {', '.join(devices)}")
-    return 1 if failures else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(check, "attention ops error paths"))

@@ -3,26 +3,11 @@
 # and (where a GPU is visible) on CUDA tensors; none ends the process. Good calls work (controls).
 # The messages carry numbers on purpose: a C++ runtime that cannot format them (a second, static
 # libstdc++ in the ops library) shows up here as a missing number, or as the crash it caused.
-import argparse
 import sys
 
 import torch
 
-
-def expect_error(what, needle, fn, kinds=(RuntimeError,)):
-    try:
-        fn()
-    except kinds as e:
-        if needle not in str(e):
-            return f"{what}: message lacks {needle!r}: {str(e).splitlines()[0]}"
-        return None
-    return f"{what}: no error raised"
-
-
-def expect_equal(what, got, want):
-    same = torch.equal(got.cpu(), want.cpu()) or (got.is_floating_point() and torch.equal(
-        got.cpu().isnan(), want.isnan()) and bool(want.isnan().all()))
-    return None if same else f"{what}: got {got}, want {want}"
+from error_paths import expect_equal, expect_error, main
 
 
 def check_reduce(device):
@@ -134,20 +119,5 @@ def check(device):
     return [f"{device}: {f}" for f in failures if f]
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--lib", required=True)
-    a = ap.parse_args()
-    torch.ops.load_library(a.lib)
-    devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
-    failures = []
-    for d in devices:
-        failures += check(d)
-    for f in failures:
-        print("FAIL:", f)
-    print(f"{'FAIL' if failures else 'ok'}: reduce, top-k and indexer ops' error paths on {', '.join(devices)}")
-    return 1 if failures else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(check, "reduce, top-k and indexer ops' error paths"))
