@@ -4,6 +4,8 @@
 #pragma once
 
 #include <ATen/ATen.h>
+#include <c10/cuda/CUDAGraphsC10Utils.h>
+#include <c10/cuda/CUDAGuard.h>
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -29,8 +31,7 @@ inline kernels::DType kernel_dtype(const at::Tensor& x, const char* op) {
 // Kernels leave a CUDA error in place (cudaPeekAtLastError) for this to report and clear.
 // Packed rows: row r is [offsets[r], offsets[r + 1]) of `total` elements (`total_name` says which).
 // Checks the offsets rise within [0, total] and returns the longest row, which must not exceed
-// max_length when one is given (>= 0). Copies the offsets to the host: a caller with offsets on
-// the GPU and a known max_length skips this.
+// max_length when one is given (>= 0). Copies the offsets to the host (see offsets_checkable).
 inline std::int64_t checked_longest_row(const at::Tensor& offsets, std::int64_t total,
                                         const char* total_name, std::int64_t max_length,
                                         const char* op) {
@@ -47,6 +48,23 @@ inline std::int64_t checked_longest_row(const at::Tensor& offsets, std::int64_t 
   TORCH_CHECK(max_length < 0 || longest <= max_length, "samebits.", op, ": a row of length ",
               longest, " exceeds max_length = ", max_length);
   return longest;
+}
+
+// Whether a call checks its offsets on the host (checked_longest_row): always, but for CUDA
+// offsets with a max_length and unsafe = true, which skip the device-to-host copy (as
+// torch.segment_reduce's unsafe): a row past max_length is then the caller's error, unchecked. A
+// CUDA graph capture allows no such copy, so there the check is refused, naming the way out.
+inline bool check_offsets(const at::Tensor& offsets, std::int64_t max_length, bool unsafe,
+                          const char* op) {
+  if (!offsets.is_cuda()) return true;
+  if (max_length >= 0 && unsafe) return false;
+  const c10::cuda::CUDAGuard guard(offsets.device());
+  TORCH_CHECK(
+      c10::cuda::currentStreamCaptureStatusMayInitCtx() == c10::cuda::CaptureStatus::None,
+      "samebits.", op,
+      ": checking the offsets copies them to the host, which a CUDA graph capture does not allow; "
+      "pass max_length and unsafe=True to skip the check");
+  return true;
 }
 
 // Whether dims [begin, end) of x walk as one index, and its stride if so (size-1 dims are free).

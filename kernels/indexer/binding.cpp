@@ -49,7 +49,7 @@ IndexerOutputs invariant_indexer(const at::Tensor& q_in, const at::Tensor& keys_
                                  const at::Tensor& offsets_in, const at::Tensor& weights_in,
                                  std::int64_t k, std::int64_t max_length,
                                  const std::optional<at::Tensor>& q_scale,
-                                 const std::optional<at::Tensor>& k_scale) {
+                                 const std::optional<at::Tensor>& k_scale, bool unsafe) {
   TORCH_CHECK(q_in.dim() == 3, "samebits.indexer: q must be [B, H, d], got ", q_in.sizes());
   TORCH_CHECK(keys_in.dim() == 2 && keys_in.size(1) == q_in.size(2),
               "samebits.indexer: keys must be [total, d] with d = ", q_in.size(2), ", got ",
@@ -86,8 +86,11 @@ IndexerOutputs invariant_indexer(const at::Tensor& q_in, const at::Tensor& keys_
   const at::Tensor keys = aligned_contiguous(keys_in, element_bytes);
   const at::Tensor offsets = offsets_in.contiguous();
   const at::Tensor weights = weights_in.contiguous();
-  if (max_length < 0 || offsets.is_cpu()) {
-    max_length = checked_longest_row(offsets, keys.size(0), "keys.size(0)", max_length, "indexer");
+  // Checked on CUDA too, unless unsafe (see topk_varlen); a given max_length is kept.
+  if (check_offsets(offsets, max_length, unsafe, "indexer")) {
+    const std::int64_t longest =
+        checked_longest_row(offsets, keys.size(0), "keys.size(0)", max_length, "indexer");
+    if (max_length < 0) max_length = longest;
   }
   IndexerOutputs out;
   out.scores = at::empty({keys.size(0)}, keys.options().dtype(at::kFloat));
@@ -128,9 +131,10 @@ namespace {
 std::tuple<at::Tensor, at::Tensor, at::Tensor> indexer_op(
     const at::Tensor& q, const at::Tensor& keys, const at::Tensor& offsets,
     const at::Tensor& weights, std::int64_t k, std::int64_t max_length,
-    const std::optional<at::Tensor>& q_scale, const std::optional<at::Tensor>& k_scale) {
-  samebits::IndexerOutputs out =
-      samebits::invariant_indexer(q, keys, offsets, weights, k, max_length, q_scale, k_scale);
+    const std::optional<at::Tensor>& q_scale, const std::optional<at::Tensor>& k_scale,
+    bool unsafe) {
+  samebits::IndexerOutputs out = samebits::invariant_indexer(q, keys, offsets, weights, k,
+                                                             max_length, q_scale, k_scale, unsafe);
   return {out.scores, out.top_values, out.top_indices};
 }
 
@@ -139,7 +143,8 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> indexer_op(
 TORCH_LIBRARY_FRAGMENT(samebits, m) {
   m.def(
       "indexer(Tensor q, Tensor keys, Tensor offsets, Tensor weights, int k, int max_length=-1, "
-      "Tensor? q_scale=None, Tensor? k_scale=None) -> (Tensor scores, Tensor top_values, "
+      "Tensor? q_scale=None, Tensor? k_scale=None, bool unsafe=False) -> (Tensor scores, "
+      "Tensor top_values, "
       "Tensor top_indices)");
 }
 

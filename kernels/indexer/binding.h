@@ -17,11 +17,13 @@ struct IndexerOutputs {
 
 // q [B, H, d] and keys [total, d] in bfloat16 or float8_e4m3fn (one dtype), item b's keys at rows
 // offsets[b] .. offsets[b + 1]; weights [B, H] float32; q_scale and k_scale [B] float32 (fp8 only,
-// optional: 1). max_length bounds every item (read from offsets when negative).
+// optional: 1). max_length bounds every item (the longest item when negative); the offsets are
+// checked as topk_varlen's (unsafe skips the check on CUDA when max_length is given).
 IndexerOutputs invariant_indexer(const at::Tensor& q, const at::Tensor& keys,
                                  const at::Tensor& offsets, const at::Tensor& weights,
                                  std::int64_t k, std::int64_t max_length = -1,
                                  const std::optional<at::Tensor>& q_scale = std::nullopt,
-                                 const std::optional<at::Tensor>& k_scale = std::nullopt);
+                                 const std::optional<at::Tensor>& k_scale = std::nullopt,
+                                 bool unsafe = false);
 
 }  // namespace samebits

@@ -104,7 +104,8 @@ std::tuple<at::Tensor, at::Tensor> invariant_topk(const at::Tensor& input, std::
 std::tuple<at::Tensor, at::Tensor> invariant_topk_varlen(const at::Tensor& values,
                                                          const at::Tensor& offsets, std::int64_t k,
                                                          std::int64_t max_length,
-                                                         const std::string& algorithm) {
+                                                         const std::string& algorithm,
+                                                         bool unsafe) {
   TORCH_CHECK(values.dim() == 1,
               "samebits.topk_varlen: values must be 1-D (rows packed end to end)");
   TORCH_CHECK(offsets.dim() == 1 && offsets.numel() >= 1 && offsets.scalar_type() == at::kLong,
@@ -114,8 +115,12 @@ std::tuple<at::Tensor, at::Tensor> invariant_topk_varlen(const at::Tensor& value
   const at::Tensor v = values.contiguous();
   const at::Tensor o = offsets.contiguous();
   const std::int64_t rows = o.numel() - 1;
-  if (max_length < 0 || o.is_cpu()) {
-    max_length = checked_longest_row(o, v.numel(), "values.numel()", max_length, "topk_varlen");
+  // Checked on CUDA too (a row past max_length would run past the kernels' per-row buffers),
+  // unless unsafe. A given max_length is kept: it picks the algorithm, whatever the batch holds.
+  if (check_offsets(o, max_length, unsafe, "topk_varlen")) {
+    const std::int64_t longest =
+        checked_longest_row(o, v.numel(), "values.numel()", max_length, "topk_varlen");
+    if (max_length < 0) max_length = longest;
   }
   kernels::TopkProblem p;
   p.rows = rows;
@@ -135,8 +140,9 @@ std::tuple<at::Tensor, at::Tensor> topk_op(const at::Tensor& x, std::int64_t k,
 std::tuple<at::Tensor, at::Tensor> topk_varlen_op(const at::Tensor& values,
                                                   const at::Tensor& offsets, std::int64_t k,
                                                   std::int64_t max_length,
-                                                  c10::string_view algorithm) {
-  return samebits::invariant_topk_varlen(values, offsets, k, max_length, std::string(algorithm));
+                                                  c10::string_view algorithm, bool unsafe) {
+  return samebits::invariant_topk_varlen(values, offsets, k, max_length, std::string(algorithm),
+                                         unsafe);
 }
 
 }  // namespace
@@ -145,7 +151,7 @@ TORCH_LIBRARY_FRAGMENT(samebits, m) {
   m.def("topk(Tensor x, int k, str algorithm=\"auto\") -> (Tensor values, Tensor indices)");
   m.def(
       "topk_varlen(Tensor values, Tensor offsets, int k, int max_length=-1, "
-      "str algorithm=\"auto\") -> (Tensor values, Tensor indices)");
+      "str algorithm=\"auto\", bool unsafe=False) -> (Tensor values, Tensor indices)");
 }
 
 TORCH_LIBRARY_IMPL(samebits, CPU, m) {

@@ -19,11 +19,14 @@ std::tuple<at::Tensor, at::Tensor> invariant_topk(const at::Tensor& x, std::int6
                                                   const std::string& algorithm = "auto");
 
 // Rows packed end to end: row r is values[offsets[r] .. offsets[r + 1]). Results [rows, k]; slots
-// past a short row's end hold -inf and index -1. max_length bounds every row (read from the
-// offsets, at the cost of a device-to-host copy, when negative).
+// past a short row's end hold -inf and index -1. max_length bounds every row (the longest row when
+// negative). The offsets are checked on the host (a device-to-host copy on CUDA) unless unsafe
+// with a max_length on CUDA (no copy, so a CUDA graph can capture the call; a row past max_length
+// is then the caller's error).
 std::tuple<at::Tensor, at::Tensor> invariant_topk_varlen(const at::Tensor& values,
                                                          const at::Tensor& offsets, std::int64_t k,
                                                          std::int64_t max_length = -1,
-                                                         const std::string& algorithm = "auto");
+                                                         const std::string& algorithm = "auto",
+                                                         bool unsafe = false);
 
 }  // namespace samebits

@@ -68,6 +68,8 @@ def check_topk(device):
                      lambda: ops.topk_varlen(x.flatten(), torch.tensor([0, 40, 101], device=device), 3)),
         expect_error("max_length below a row", "a row of length 60 exceeds max_length = 50",
                      lambda: ops.topk_varlen(x.flatten(), off, 3, 50)),
+        expect_error("max_length below a row, unsafe on host offsets", "a row of length 60 exceeds max_length = 50",
+                     lambda: ops.topk_varlen(x.flatten().cpu(), off.cpu(), 3, 50, unsafe=True)),
         expect_error("varlen k = 0", "k must be at least 1, got 0", lambda: ops.topk_varlen(x.flatten(), off, 0)),
     ]
 
@@ -116,7 +118,40 @@ def check(device):
                                              torch.tensor([0, 10], device=device),
                                              torch.ones(1, 4, device=device), 4)),
         ]
+        failures += check_graph_capture(device)
     return [f"{device}: {f}" for f in failures if f]
+
+
+def check_graph_capture(device):
+    """A CUDA graph capture allows no device-to-host copy: the offsets' check is refused there with
+    a message naming unsafe=True, and the unsafe call, captured, replays to the eager results."""
+    ops = torch.ops.samebits
+    x = torch.randn(160, device=device)
+    off = torch.tensor([0, 60, 100, 160], device=device)
+    want_v, want_i = ops.topk_varlen(x, off, 5, 60)
+    failures = []
+    stream = torch.cuda.Stream()
+    with torch.cuda.stream(stream):
+        ops.topk_varlen(x, off, 5, 60, unsafe=True)  # warm-up outside the capture
+        stream.synchronize()
+        refused = torch.cuda.CUDAGraph()
+        failures.append(expect_error(
+            "checked topk_varlen under capture", "pass max_length and unsafe=True",
+            lambda: capture(refused, stream, lambda: ops.topk_varlen(x, off, 5, 60))))
+        graph = torch.cuda.CUDAGraph()
+        try:
+            got_v, got_i = capture(graph, stream, lambda: ops.topk_varlen(x, off, 5, 60, unsafe=True))
+        except RuntimeError as e:
+            return failures + [f"unsafe topk_varlen under capture: {str(e).splitlines()[0]}"]
+    graph.replay()
+    torch.cuda.synchronize()
+    return failures + [expect_equal("captured topk_varlen values", got_v, want_v),
+                       expect_equal("captured topk_varlen indices", got_i, want_i)]
+
+
+def capture(graph, stream, fn):
+    with torch.cuda.graph(graph, stream=stream):
+        return fn()
 
 
 if __name__ == "__main__":
