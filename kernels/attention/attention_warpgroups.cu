@@ -126,12 +126,9 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   const int group = __shfl_sync(kFull, warp / 4, 0);
   if (group == 1 && second_idle) return;
 
+  // The merged partial of earlier splits: in shared memory (launched with it when keys cross a
+  // split border), never a border workspace (one block per SM whatever the block takes).
   float* run_s = reinterpret_cast<float*>(smem_raw + (base - raw) + L::kTileBytes);
-  if (p.border_workspace) {
-    const std::int64_t block =
-        (static_cast<std::int64_t>(blockIdx.z) * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
-    run_s = p.border_workspace + block * (L::kRunBytes / 4);
-  }
 
   // The thread's rows (fragment rows lane / 4 and + 8 of its warp's 16) and their visible keys
   // past `begin`.

@@ -14,8 +14,9 @@ namespace samebits::kernels {
 bool attention_warpgroups_available();
 
 // Launches the prefill blocks of 128 rows (`pack` heads per token, q_tiles per sequence and
-// head group; splits on their own blocks when splits > 0; `crosses`: the merged partial of
-// earlier splits kept in shared memory). The caller checked the problem and the workspaces.
+// head group; splits on their own blocks when splits > 0; `crosses`: some block's keys cross a
+// split border, so shared memory holds the merged partial of its earlier splits; p's border
+// workspace is not used). The caller checked the problem and the workspaces.
 Status launch_attention_warpgroups(const AttentionProblem& p, int pack, std::int64_t q_tiles,
                                    std::int64_t splits, bool crosses, cudaStream_t stream);
 

@@ -71,7 +71,8 @@ struct AttentionProblem {
 
   // Tensor cores only, optional: with attention_border_workspace_floats() floats here, a block
   // whose keys cross a split border keeps the merged partial of its earlier splits in it rather
-  // than in shared memory (which would halve the blocks an SM holds): the same bits, faster.
+  // than in shared memory (which would halve the blocks an SM holds): the same bits, faster. The
+  // wgmma blocks, one per SM whatever they take, keep it in shared memory and use none.
   float* border_workspace = nullptr;
   std::int64_t border_workspace_floats = 0;
 

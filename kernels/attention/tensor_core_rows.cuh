@@ -24,12 +24,6 @@ struct RowState {
   float m = -INFINITY, l = 0.0f;
 };
 
-template <DType T>
-__device__ __forceinline__ std::uint16_t to_bits(float value) {
-  const unsigned f = __float_as_uint(value);
-  return T == DType::bf16 ? order::to_bfloat16_bits(f) : order::to_float16_bits(f);
-}
-
 // Online softmax per row (step 2 of the tensor-core order) of the scores s of the 64-key tile at
 // t0 (past the block's first key): n[k] is row k's visible keys past that key. P, rounded to the
 // input type, comes out as the A operand of 4 MMA steps of 16 keys; alpha and live per row. s is
@@ -225,9 +219,11 @@ struct RowEpilogue {
 #pragma unroll
       for (int nb = 0; nb < NB; ++nb) {
         const int col = col0 + nb * 8 + 2 * (lane % 4);
-        const std::uint32_t lo = to_bits<T>(order::output(acc[k / 2][nb][h], cur[k].l));
-        const std::uint32_t hi = to_bits<T>(order::output(acc[k / 2][nb][h + 1], cur[k].l));
-        *reinterpret_cast<std::uint32_t*>(dst + col) = lo | (hi << 16);
+        // (the hardware's round-to-nearest-even conversion: the bits of order::to_*_bits, NaN
+        // included, in one instruction for the pair)
+        *reinterpret_cast<std::uint32_t*>(dst + col) =
+            pack_pair<T>(order::output(acc[k / 2][nb][h], cur[k].l),
+                         order::output(acc[k / 2][nb][h + 1], cur[k].l));
       }
       if (p.lse && lane % 4 == 0 && col0 == 0) {
         p.lse[layout::row_offset(p, rows.b, i, p.lse_seq_stride, p.lse_token_stride) +

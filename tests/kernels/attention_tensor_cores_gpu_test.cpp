@@ -101,7 +101,7 @@ class TensorCoreAttentionBound : public ::testing::TestWithParam<BoundCase> {};
 
 // Lengths 1, 127..129 (tile borders), a 64-token chunk and a decode step over 1000 keys, 2047 and
 // 2049 (a split border) and 4095 and 4097 (another) in one batch; split over blocks, with the
-// border workspace, or with the prefill blocks on mma.sync, the same bits.
+// border workspace, or with the prefill blocks on mma.sync (with and without it), the same bits.
 TEST_P(TensorCoreAttentionBound, WithinTheBoundOfAFloat64Reference) {
   SAMEBITS_REQUIRE_CUDA();
   const BoundCase& c = GetParam();
@@ -123,9 +123,13 @@ TEST_P(TensorCoreAttentionBound, WithinTheBoundOfAFloat64Reference) {
   const AttentionResult split = on_tensor_cores(s, calls, c.page_size, /*split=*/true);
   EXPECT_TRUE(same_bits(got.out, split.out));
   EXPECT_TRUE(same_bits(got.lse, split.lse));
+  // (a border workspace given to the wgmma blocks goes unused: they keep it in shared memory)
   const AttentionResult border = on_tensor_cores(s, calls, c.page_size, false, /*border=*/true);
   EXPECT_TRUE(same_bits(got.out, border.out));
   EXPECT_TRUE(same_bits(got.lse, border.lse));
+  const AttentionResult sync_border = on_tensor_cores(s, calls, c.page_size, false, true, false);
+  EXPECT_TRUE(same_bits(got.out, sync_border.out)) << "mma.sync prefill, border workspace";
+  EXPECT_TRUE(same_bits(got.lse, sync_border.lse)) << "mma.sync prefill, border workspace";
   // Prefill blocks on mma.sync rather than wgmma (Hopper): the same bits.
   const AttentionResult on_sync = on_tensor_cores(s, calls, c.page_size, false, false, false);
   EXPECT_TRUE(same_bits(got.out, on_sync.out)) << "mma.sync prefill";
