@@ -174,7 +174,7 @@ RuleSearch::RuleSearch(const std::vector<PointProperties>& properties) {
       column.name = name;
       for (const auto& point : properties) {
         auto it = std::find_if(point.begin(), point.end(),
-                               [&](const auto& p) { return p.first == name; });
+                               [&](const auto& p) { return p.first == column.name; });
         if (it == point.end()) break;
         column.values.push_back(it->second);
       }
