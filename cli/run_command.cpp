@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "cli/all_devices.h"
+#include "cli/command_ops.h"
 #include "cli/commands.h"
 #include "cli/render_options.h"
 #include "cli/report_output.h"
@@ -68,7 +69,7 @@ int run(const RunOptions& o, const std::vector<std::string>& argv) {
     return run_on_all_devices(argv, o.report, o.render);
   }
   const auto contracts = load_contracts(o.contracts);
-  const OpRegistry registry = OpRegistry::builtin();
+  const OpRegistry registry = command_ops();
   RunRequest request;
   request.contracts = &contracts;
   request.registry = &registry;
