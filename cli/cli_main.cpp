@@ -23,8 +23,10 @@ constexpr const char* kFooter = R"(Exit codes:
      expected violation that now holds over the whole check; with --baseline, a check verdict
      that changed (with --fail-on-drift, also a case whose bits changed)
   2  usage or contract error (the message names the file, the JSON path and what is accepted)
-  3  infrastructure error: a case could not run (CUDA error, out of memory) or the report could
-     not be written; the other cases still ran and the report says which
+  3  infrastructure error: a case could not run (CUDA error, out of memory; with --isolate, a
+     case that crashed or timed out) or the report could not be written; the other cases still
+     ran and the report says which (a case that broke the CUDA context ends a run without
+     --isolate, and the report names it)
 
 Reports: `run` writes samebits-report.json and `sweep` samebits-sweep.json in the current folder
 unless --report says otherwise; a report names its contracts, environment and every case, and
