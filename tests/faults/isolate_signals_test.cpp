@@ -100,7 +100,7 @@ TEST_F(IsolateSignalsTest, SigtermStopsTheChildWithAPartialReport) {
 // The child cannot stop (its case hangs): --case-timeout kills it, and one more child writes the
 // partial report from the journal, with the hanging case timed out.
 TEST_F(IsolateSignalsTest, SigtermDuringAHangStillGivesAPartialReport) {
-  const int status = terminated_run(run_planted("cpu", "none|hang") + " --isolate --case-timeout 1",
+  const int status = terminated_run(run_planted("cpu", "none|hang") + " --isolate --case-timeout 2",
                                     2, "planted fault: hang");
   ASSERT_TRUE(WIFEXITED(status)) << "status " << status;
   EXPECT_EQ(WEXITSTATUS(status), 3) << read_text(dir / "err.txt");
