@@ -41,7 +41,7 @@ class PipeEvents final : public CaseEvents {
   explicit PipeEvents(int fd) : fd_(fd) {}
   void started(const std::string& id) override { send("started " + id); }
   void finished(const std::string& id) override { send("finished " + id); }
-  void broken(const std::string& id) { send("broken " + id); }
+  void context_broken(const std::string& id) override { send("broken " + id); }
 
  private:
   void send(const std::string& line) {

@@ -50,6 +50,9 @@ using Clock = std::chrono::steady_clock;
 constexpr std::size_t kTailBytes = 2048;  // of a culprit's stderr, in its reason
 constexpr auto kKillGrace = std::chrono::milliseconds(1000);  // from SIGTERM to SIGKILL
 constexpr int kPollMs = 100;
+// After a broken CUDA context the child has nothing left but to exit; one stuck in the
+// driver's teardown is killed after this long.
+constexpr auto kBrokenExitGrace = std::chrono::seconds(30);
 
 std::string signal_text(int sig) {
   switch (sig) {
@@ -119,6 +122,7 @@ struct Watch {
   std::string tail;  // its stderr since under_way started, the last kTailBytes
   std::string events;
   std::string broken;  // the case that broke its CUDA context, or ""
+  Clock::time_point broken_at;
   bool killed_for_timeout = false;
   int status = 0;
 
@@ -134,6 +138,8 @@ struct Watch {
       under_way.clear();
     } else if (what == "broken") {
       broken = id;
+      under_way.clear();
+      broken_at = Clock::now();
     }
   }
   void on_stderr(const char* data, std::size_t n) {
@@ -194,6 +200,10 @@ Watch follow(const Child& child, const std::optional<double>& timeout,
         ::kill(-child.pid, SIGTERM);
         terminated = now;
         w.killed_for_timeout = true;
+      }
+      if (!terminated && !w.broken.empty() && now - w.broken_at > kBrokenExitGrace) {
+        ::kill(-child.pid, SIGTERM);
+        terminated = now;
       }
       if (terminated && now - *terminated > kKillGrace) ::kill(-child.pid, SIGKILL);
     }

@@ -146,10 +146,8 @@ int run(const RunOptions& o, const std::vector<std::string>& argv) {
               o.case_timeout.empty() ? Json(nullptr) : Json(std::stod(o.case_timeout))}};
   }
   const bool broken = report.settings.contains("context_broken");
-  if (broken && child) {  // the journal holds its cases: the next child goes on after them
-    events->broken(report.settings["context_broken"]["case"].get<std::string>());
-    return kExitInfrastructure;
-  }
+  // The runner told the parent, and the journal holds the cases: the next child goes on.
+  if (broken && child) return kExitInfrastructure;
   if (report.settings.contains("journal_error")) {
     fmt::print(stderr, "samebits: warning: the run kept no (whole) journal: {}\n",
                report.settings["journal_error"].get<std::string>());

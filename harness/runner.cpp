@@ -173,7 +173,7 @@ RunnerResult run_cases(const std::vector<CaseSpec>& cases, const at::Device& dev
   if (out.context_broken_in.empty()) collect_kernels();
   flush_journal();
   if (options.events && !out.context_broken_in.empty()) {
-    options.events->finished(out.context_broken_in);
+    options.events->context_broken(out.context_broken_in);
   }
   progress.finish();
   return out;

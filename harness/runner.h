@@ -28,6 +28,8 @@ class CaseEvents {
   virtual ~CaseEvents() = default;
   virtual void started(const std::string& id) = 0;
   virtual void finished(const std::string& id) = 0;
+  // The case (finished, journaled) broke the CUDA context: the run ends after it.
+  virtual void context_broken(const std::string& id) = 0;
 };
 
 struct RunnerOptions {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "harness/contract_loading.h"
 #include "harness/pipeline.h"
@@ -12,7 +13,20 @@
 namespace samebits {
 namespace {
 
-Report run_planted(std::function<bool(const at::Device&)> context_broken) {
+// What `run --isolate`'s child tells its parent, in order.
+class EventLog final : public CaseEvents {
+ public:
+  void started(const std::string& id) override { lines.push_back("started " + fault_of(id)); }
+  void finished(const std::string& id) override { lines.push_back("finished " + fault_of(id)); }
+  void context_broken(const std::string& id) override { lines.push_back("broken " + fault_of(id)); }
+  std::vector<std::string> lines;
+
+ private:
+  static std::string fault_of(const std::string& id) { return id.substr(id.rfind(',') + 1); }
+};
+
+Report run_planted(std::function<bool(const at::Device&)> context_broken,
+                   CaseEvents* events = nullptr) {
   const auto contracts =
       load_contracts({std::string(SAMEBITS_SOURCE_DIR) + "/tests/contracts/planted_faults.json"});
   const OpRegistry registry = ops_with_planted_faults();
@@ -23,11 +37,16 @@ Report run_planted(std::function<bool(const at::Device&)> context_broken) {
   request.capture = "off";
   request.selection.filter = "fault=(none|error)|after";  // an op error, between holding cases
   request.context_broken = std::move(context_broken);
+  request.events = events;
   return run_pipeline(request);
 }
 
 TEST(ContextBroken, TheRunEndsAfterTheCaseThatBrokeIt) {
-  const Report r = run_planted([](const at::Device&) { return true; });
+  EventLog events;
+  const Report r = run_planted([](const at::Device&) { return true; }, &events);
+  // The parent learns at once that the child's run ends here (not a case under way: a crash).
+  EXPECT_EQ(events.lines, (std::vector<std::string>{"started fault=none", "finished fault=none",
+                                                    "started fault=error", "broken fault=error"}));
   ASSERT_EQ(r.cases.size(), 2u) << "fault=none, then fault=error; the after cases never start";
   EXPECT_EQ(r.cases[0].verdict, Verdict::holds);
   const CaseResult& broke = r.cases[1];
