@@ -5,6 +5,7 @@
 
 #include "cases/dtypes.h"
 #include "cases/generators.h"
+#include "cli/command_ops.h"
 #include "cli/commands.h"
 #include "harness/checks/check.h"
 #include "harness/contract_loading.h"
@@ -49,7 +50,7 @@ void print_axes(const std::vector<AxisSpec>& axes, const char* indent) {
 }
 
 int list(const std::vector<std::string>& paths) {
-  const OpRegistry registry = OpRegistry::builtin();
+  const OpRegistry registry = command_ops();
   const bool gpu = cuda_available();
   fmt::print("ops (this machine: {}):\n", gpu ? "CPU and CUDA" : "CPU only, no CUDA GPU visible");
   for (const auto& op : registry.ops()) {

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/command_ops.h"
 #include "cli/report_output.h"
 #include "harness/contract_loading.h"
 #include "harness/op_registry.h"
@@ -22,7 +23,7 @@ namespace {
 void plan_of(const std::string& first, const Report& report, std::vector<std::string>& order,
              PlannedCounts& planned) {
   const auto contracts = load_contracts({first});
-  const OpRegistry registry = OpRegistry::builtin();
+  const OpRegistry registry = command_ops();
   const Json& settings = report.settings;
   const std::string device = settings.value("device", std::string("cpu"));
   const std::uint64_t seed = std::stoull(settings.value("seed", std::string("0")));

@@ -2,11 +2,17 @@
 // its expectation, writes the JSON report atomically and prints the summary table.
 #include <fmt/format.h>
 
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 
 #include "cli/all_devices.h"
+#include "cli/case_timeout_option.h"
+#include "cli/command_ops.h"
 #include "cli/commands.h"
+#include "cli/isolated_child.h"
+#include "cli/isolated_run.h"
 #include "cli/render_options.h"
 #include "cli/report_output.h"
 #include "cli/seed_option.h"
@@ -40,6 +46,12 @@ struct RunOptions {
   std::string devices;
   std::string journal;  // default: REPORT.journal
   std::string resume;
+  bool isolate = false;
+  std::string case_timeout;  // seconds (case_timeout_validator), "" for none
+  // The hidden options of `--isolate`'s children (cli/isolated_child.h); -1: not a child.
+  int isolated_child = -1;
+  int isolated_restart = 0;
+  int isolated_stop = 0;
   RenderTargets render;
 };
 
@@ -67,8 +79,23 @@ int run(const RunOptions& o, const std::vector<std::string>& argv) {
     }
     return run_on_all_devices(argv, o.report, o.render);
   }
+  if (!o.case_timeout.empty() && !o.isolate) {
+    throw ContractError(
+        "--case-timeout needs --isolate: only a case in a child process can be killed and the run "
+        "go on");
+  }
+  const std::string journal_path = o.journal.empty() ? o.report + ".journal" : o.journal;
+  if (o.isolate && o.isolated_child < 0) {
+    IsolateOptions isolate;
+    isolate.journal = journal_path;
+    if (!o.case_timeout.empty()) isolate.case_timeout = std::stod(o.case_timeout);
+    return run_isolated(argv, isolate);
+  }
+  const bool child = o.isolated_child >= 0;
+  std::optional<PipeEvents> events;
+  if (child) events.emplace(o.isolated_child);
   const auto contracts = load_contracts(o.contracts);
-  const OpRegistry registry = OpRegistry::builtin();
+  const OpRegistry registry = command_ops();
   RunRequest request;
   request.contracts = &contracts;
   request.registry = &registry;
@@ -81,7 +108,7 @@ int run(const RunOptions& o, const std::vector<std::string>& argv) {
   request.seed = o.seed;
   request.capture = o.capture;
   request.progress = stderr_is_terminal();
-  request.command = argv;
+  request.command = without_isolation_options(argv);
   request.named = o.contracts;
   // The platforms the command names come first: they can refine an embedded one.
   for (const auto& path : o.observations) request.recorded.push_back(load_baseline_file(path));
@@ -97,14 +124,30 @@ int run(const RunOptions& o, const std::vector<std::string>& argv) {
              shard.count > 1
                  ? fmt::format(" (share {}/{}, from {})", shard.index, shard.count, shard.from)
                  : "");
-  request.journal = o.journal.empty() ? o.report + ".journal" : o.journal;
-  request.resume = o.resume;
+  request.journal = journal_path;
+  request.resume = child && o.isolated_restart > 0 ? journal_path : o.resume;
+  if (child) {
+    request.journal_every_case = true;
+    request.events = &*events;
+  }
   Report report;
   {
     const StopSignals stop;
-    request.stop = stop.flag();
+    // A child asked for the partial report of a stopped run: stopped from the start.
+    static volatile std::sig_atomic_t stopped_before = 0;
+    stopped_before = o.isolated_stop;
+    request.stop = o.isolated_stop != 0 ? &stopped_before : stop.flag();
     report = execute_run(request, plan);
   }
+  if (child) {
+    report.settings["isolate"] =
+        Json{{"children", o.isolated_restart + 1},
+             {"case_timeout_s",
+              o.case_timeout.empty() ? Json(nullptr) : Json(std::stod(o.case_timeout))}};
+  }
+  const bool broken = report.settings.contains("context_broken");
+  // The runner told the parent, and the journal holds the cases: the next child goes on.
+  if (broken && child) return kExitInfrastructure;
   if (report.settings.contains("journal_error")) {
     fmt::print(stderr, "samebits: warning: the run kept no (whole) journal: {}\n",
                report.settings["journal_error"].get<std::string>());
@@ -121,6 +164,15 @@ int run(const RunOptions& o, const std::vector<std::string>& argv) {
                "the same command with --resume {} to run the rest\n",
                report.settings["interrupted"]["signal"].get<std::string>(), report.cases.size(),
                plan.cases.size(), request.journal);
+    return kExitInfrastructure;
+  }
+  if (broken) {
+    fmt::print(stderr,
+               "samebits: the CUDA context broke in case {}; the run ended after it ({} of {} "
+               "cases). The journal {} keeps them: rerun the same command with --resume {} (a "
+               "fresh process) or with --isolate to run the rest\n",
+               report.settings["context_broken"]["case"].get<std::string>(), report.cases.size(),
+               plan.cases.size(), request.journal, request.journal);
     return kExitInfrastructure;
   }
   if (write_error) return kExitInfrastructure;
@@ -181,6 +233,17 @@ std::shared_ptr<int> setup_run_command(CLI::App& app, int argc, char** argv) {
                   "record the CUDA kernels each case launched (CUPTI): auto (on CUDA when CUPTI is "
                   "free), on (fail if it cannot), off")
       ->check(CLI::IsMember({"auto", "on", "off"}));
+  cmd->add_flag("--isolate", options->isolate,
+                "run the cases in child processes: a case that crashes (a signal, an illegal "
+                "memory access) is recorded as crashed, one past --case-timeout as timed_out, and "
+                "a fresh process (a fresh CUDA context) runs the rest");
+  cmd->add_option("--case-timeout", options->case_timeout,
+                  "with --isolate: seconds one case may run before its process is killed and the "
+                  "case recorded as timed_out (a number in (0, 604800]; default: no limit)")
+      ->check(case_timeout_validator());
+  cmd->add_option(kIsolatedChild, options->isolated_child)->group("");
+  cmd->add_option(kIsolatedRestart, options->isolated_restart)->group("");
+  cmd->add_option(kIsolatedStop, options->isolated_stop)->group("");
   add_render_options(*cmd, options->render);
   std::vector<std::string> args(argv, argv + argc);
   cmd->callback([options, code, args] { *code = run(*options, args); });

@@ -5,6 +5,7 @@
 
 #include <sstream>
 
+#include "cli/command_ops.h"
 #include "cli/commands.h"
 #include "cli/report_output.h"
 #include "cli/seed_option.h"
@@ -45,7 +46,7 @@ int sweep(SweepOptions o, const std::vector<std::string>& argv) {
   for (const auto& arg : argv) {
     if (arg != "--print-contract") o.spec.command.push_back(arg);
   }
-  const OpRegistry registry = OpRegistry::builtin();
+  const OpRegistry registry = command_ops();
   if (!o.print_contract) check_report_target(o.report);
   const std::string text = sweep_contract_json(o.spec, registry);
   if (o.print_contract) {

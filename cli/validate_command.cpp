@@ -2,6 +2,7 @@
 // running anything; every error names the file, the JSON path and the accepted values.
 #include <fmt/format.h>
 
+#include "cli/command_ops.h"
 #include "cli/commands.h"
 #include "contracts/contract_error.h"
 #include "harness/contract_loading.h"
@@ -12,7 +13,7 @@ namespace samebits {
 namespace {
 
 int validate(const std::vector<std::string>& paths) {
-  const OpRegistry registry = OpRegistry::builtin();
+  const OpRegistry registry = command_ops();
   const auto contracts = load_contracts(paths);
   int failures = 0;
   for (const auto& c : contracts) {

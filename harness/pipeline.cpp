@@ -109,6 +109,7 @@ Report execute_run(const RunRequest& request, const PlannedRun& plan) {
   // to this run's journal (the same file, appended to, or a new one with the resumed cases first).
   const std::string digest = plan_sha256(request, plan);
   std::map<std::string, CaseResult> finished;
+  std::map<std::string, CaseFault> faults;
   if (!request.resume.empty()) {
     JournalContents resumed = read_journal(request.resume);
     if (resumed.header.plan_sha256 != digest) {
@@ -118,7 +119,9 @@ Report execute_run(const RunRequest& request, const PlannedRun& plan) {
           request.resume, resumed.header.cases, resumed.header.device, resumed.header.seed));
     }
     for (auto& c : resumed.cases) finished.emplace(c.id, std::move(c));
+    for (auto& f : resumed.faults) faults.emplace(f.id, std::move(f));
     report.settings["resumed"] = Json{{"journal", request.resume}, {"cases", finished.size()}};
+    if (!faults.empty()) report.settings["resumed"]["faults"] = faults.size();
   }
   std::unique_ptr<CaseJournal> journal;
   if (!request.journal.empty()) {
@@ -138,16 +141,30 @@ Report execute_run(const RunRequest& request, const PlannedRun& plan) {
       for (const auto& c : plan.cases) {
         const auto it = finished.find(c.id);
         if (it != finished.end()) journal->append(it->second);
+        const auto f = faults.find(c.id);
+        if (f != faults.end()) journal->append(f->second);
       }
     }
   }
   options.journal = journal.get();
   options.finished = finished.empty() ? nullptr : &finished;
+  options.faults = faults.empty() ? nullptr : &faults;
   options.stop = request.stop;
-  report.cases = run_cases(plan.cases, plan.device, options);
+  options.journal_every_case = request.journal_every_case;
+  options.events = request.events;
+  options.context_broken = request.context_broken;
+  RunnerResult ran = run_cases(plan.cases, plan.device, options);
+  report.cases = std::move(ran.cases);
   if (journal && !journal->error().empty()) report.settings["journal_error"] = journal->error();
   journal.reset();  // flushed and closed
-  const bool interrupted = report.cases.size() < plan.cases.size();
+  const bool broken = !ran.context_broken_in.empty();
+  if (broken) {
+    report.settings["context_broken"] = Json{{"case", ran.context_broken_in},
+                                             {"reason", report.cases.back().reason},
+                                             {"cases_run", report.cases.size()},
+                                             {"cases_planned", plan.cases.size()}};
+  }
+  const bool interrupted = !broken && report.cases.size() < plan.cases.size();
   if (interrupted) {
     report.settings["interrupted"] =
         Json{{"signal", signal_name(request.stop ? *request.stop : 0)},
@@ -167,7 +184,7 @@ Report execute_run(const RunRequest& request, const PlannedRun& plan) {
     }
   }
   report.summary = summarize(report.cases, report.checks);
-  if (interrupted) report.summary.exit_code = kExitInfrastructure;
+  if (interrupted || broken) report.summary.exit_code = kExitInfrastructure;
   report.summary.duration_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return report;

@@ -6,6 +6,7 @@
 
 #include <csignal>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "contracts/contract.h"
 #include "harness/op_registry.h"
 #include "harness/plan.h"
+#include "harness/runner.h"
 #include "harness/selection.h"
 #include "reports/outcome.h"
 #include "reports/report.h"
@@ -40,6 +42,12 @@ struct RunRequest {
   std::string resume;
   // Set to a signal's number (SIGINT, SIGTERM) to stop after the case under way.
   const volatile std::sig_atomic_t* stop = nullptr;
+  // `run --isolate`'s child: journal every case as it ends, and tell the parent each case's start
+  // and end.
+  bool journal_every_case = false;
+  CaseEvents* events = nullptr;
+  // Whether an error left the device unusable (RunnerOptions::context_broken); default: CUDA's.
+  std::function<bool(const at::Device&)> context_broken;
 };
 
 struct PlannedRun {
@@ -56,7 +64,8 @@ PlannedRun plan_run(const RunRequest& request);
 
 // Runs the planned cases and judges them: the report, with everything but dispatch filled in. A
 // stopped run's report holds the cases that finished, settings.interrupted names the signal, and
-// its exit code is 3. Throws ContractError for a --resume journal of another plan.
+// its exit code is 3; so is one that ended early because a case broke the CUDA context
+// (settings.context_broken names it). Throws ContractError for a --resume journal of another plan.
 Report execute_run(const RunRequest& request, const PlannedRun& plan);
 
 // The digest a journal is matched by: device, seed, every selected case id and the contracts'

@@ -1,11 +1,12 @@
 // Runs a planned list of cases on one device, one after another; a case that throws (out of memory,
-// a CUDA error, an op refusing a shape) is recorded and the run goes on. Returns fewer results than
-// cases only when options.stop was raised.
+// a CUDA error, an op refusing a shape) is recorded and the run goes on, unless its error left the
+// CUDA context unusable: that case is recorded as crashed and the run ends after it.
 #pragma once
 
 #include <ATen/ATen.h>
 
 #include <csignal>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -18,6 +19,18 @@ namespace samebits {
 class KernelCapture;
 class ExpectationResolver;
 class CaseJournal;
+struct CaseFault;
+
+// Told as each case starts and as it ends (`run --isolate`'s child tells its parent, which then
+// knows which case a crash or a hang belongs to).
+class CaseEvents {
+ public:
+  virtual ~CaseEvents() = default;
+  virtual void started(const std::string& id) = 0;
+  virtual void finished(const std::string& id) = 0;
+  // The case (finished, journaled) broke the CUDA context: the run ends after it.
+  virtual void context_broken(const std::string& id) = 0;
+};
 
 struct RunnerOptions {
   bool progress = false;             // draw a progress bar on stderr
@@ -30,11 +43,27 @@ struct RunnerOptions {
   // taken from it, not run, and not journaled again.
   CaseJournal* journal = nullptr;
   const std::map<std::string, CaseResult>* finished = nullptr;
-  // Nonzero (a signal number) once the run should stop: the case under way ends, no other starts.
+  // Cases a `run --isolate` parent saw crash or time out (the journal's fault lines, by id): each
+  // is recorded with its fault's verdict and reason, not run, and journaled.
+  const std::map<std::string, CaseFault>* faults = nullptr;
+  // Journal (and collect kernels for) every case as it ends, whatever the kernel capture: a child
+  // of `run --isolate` may die at the next case.
+  bool journal_every_case = false;
+  CaseEvents* events = nullptr;
+  // Whether an error left the device unusable; default: a CUDA device whose context reports a
+  // sticky error (tests give their own).
+  std::function<bool(const at::Device&)> context_broken;
+  // Nonzero (a signal number) once the run should stop: the case under way ends, no other starts
+  // (cases the journal decided are still taken).
   const volatile std::sig_atomic_t* stop = nullptr;
 };
 
-std::vector<CaseResult> run_cases(const std::vector<CaseSpec>& cases, const at::Device& device,
-                                  const RunnerOptions& options);
+struct RunnerResult {
+  std::vector<CaseResult> cases;  // fewer than planned when stopped or when the context broke
+  std::string context_broken_in;  // the id of the case whose error broke the CUDA context, or ""
+};
+
+RunnerResult run_cases(const std::vector<CaseSpec>& cases, const at::Device& device,
+                       const RunnerOptions& options);
 
 }  // namespace samebits

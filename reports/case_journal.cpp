@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
@@ -66,6 +67,30 @@ JournalHeader header_of(const Json& j, const std::string& where) {
   return h;
 }
 
+CaseFault fault_of(const Json& j, const std::string& where) {
+  const Json& f = j.at("fault");
+  const auto field = [&](const char* key, bool (Json::*is)() const noexcept) -> const Json& {
+    if (!f.is_object() || !f.contains(key) || !(f.at(key).*is)()) {
+      throw ContractError(fmt::format("{}: /fault/{}: missing or of the wrong type", where, key));
+    }
+    return f.at(key);
+  };
+  CaseFault out;
+  out.id = field("id", &Json::is_string).get<std::string>();
+  const std::string verdict = field("verdict", &Json::is_string).get<std::string>();
+  if (verdict == "crashed") {
+    out.verdict = Verdict::crashed;
+  } else if (verdict == "timed_out") {
+    out.verdict = Verdict::timed_out;
+  } else {
+    throw ContractError(fmt::format("{}: /fault/verdict: \"{}\" is not one of: crashed, timed_out",
+                                    where, verdict));
+  }
+  out.reason = field("reason", &Json::is_string).get<std::string>();
+  out.duration_ms = field("duration_ms", &Json::is_number).get<double>();
+  return out;
+}
+
 }  // namespace
 
 CaseJournal::CaseJournal(const std::string& path, const JournalHeader& header, bool append)
@@ -102,6 +127,15 @@ void CaseJournal::append(const CaseResult& c) {
   if (fd_ >= 0) write_line(one_line(case_record_to_json(c)));
 }
 
+void CaseJournal::append(const CaseFault& f) {
+  if (fd_ < 0) return;
+  write_line(one_line(Json{{"fault",
+                            {{"id", f.id},
+                             {"verdict", to_string(f.verdict)},
+                             {"reason", f.reason},
+                             {"duration_ms", f.duration_ms}}}}));
+}
+
 bool CaseJournal::write_line(const std::string& line) {
   const std::string text = line + "\n";
   std::size_t written = 0;
@@ -135,8 +169,18 @@ JournalContents read_journal(const std::string& path) {
     if (!have_header) {
       out.header = header_of(j, where);
       have_header = true;
+    } else if (j.is_object() && j.contains("fault")) {
+      CaseFault f = fault_of(j, where);
+      out.cases.erase(std::remove_if(out.cases.begin(), out.cases.end(),
+                                     [&](const CaseResult& c) { return c.id == f.id; }),
+                      out.cases.end());
+      out.faults.push_back(std::move(f));
     } else {
-      out.cases.push_back(case_record_from_json(j, where, ""));
+      CaseResult c = case_record_from_json(j, where, "");
+      out.faults.erase(std::remove_if(out.faults.begin(), out.faults.end(),
+                                      [&](const CaseFault& f) { return f.id == c.id; }),
+                       out.faults.end());
+      out.cases.push_back(std::move(c));
     }
     start = end + 1;
     ++line;

@@ -10,7 +10,8 @@
 
 namespace samebits {
 
-inline constexpr const char* kJournalSchemaVersion = "1.0.0";
+// 1.1: fault lines (CaseFault).
+inline constexpr const char* kJournalSchemaVersion = "1.1.0";
 
 // The first line: which run the journal belongs to. A journal resumes only the run whose plan
 // (contracts, selection, seed, device: every planned case id) has the same digest.
@@ -19,6 +20,16 @@ struct JournalHeader {
   std::uint64_t seed = 0;
   std::string device;
   std::int64_t cases = 0;  // planned
+};
+
+// A case whose process `run --isolate` saw die under it (crashed) or killed (timed_out), with the
+// child's stderr tail as its reason. A fault line stands for the case until a run resuming the
+// journal records it (with its expectation, from the contract) as a case line in its place.
+struct CaseFault {
+  std::string id;
+  Verdict verdict = Verdict::crashed;  // crashed or timed_out
+  std::string reason;
+  double duration_ms = 0;
 };
 
 class CaseJournal {
@@ -33,6 +44,7 @@ class CaseJournal {
   // One line, in one write: a kill leaves at most the last line cut short. A failed write (a full
   // disk) does not stop the run: the journal closes and error() says why.
   void append(const CaseResult& c);
+  void append(const CaseFault& f);
   const std::string& path() const { return path_; }
   const std::string& error() const { return error_; }
 
@@ -44,9 +56,12 @@ class CaseJournal {
   int fd_ = -1;
 };
 
+// Of a case line and a fault line with the same id, the later one counts: a case recorded from a
+// fault replaces it, and a fault noted after a case (killed while the case ended) replaces that.
 struct JournalContents {
   JournalHeader header;
   std::vector<CaseResult> cases;
+  std::vector<CaseFault> faults;
   bool cut_short = false;  // the last line had no newline (a kill mid-write) and was dropped
 };
 

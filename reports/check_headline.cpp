@@ -76,17 +76,23 @@ std::string cases_word(std::int64_t n) {
   return n == 1 ? "case" : "cases";
 }
 
+// The first case with this verdict; for error, the first that did not run (crashed, timed out).
 const CaseResult* first_with(const std::vector<const CaseResult*>& cases, Verdict verdict) {
   for (const CaseResult* c : cases) {
-    if (c->verdict == verdict) return c;
+    if (c->verdict == verdict || (verdict == Verdict::error && did_not_run(c->verdict))) return c;
   }
   return nullptr;
 }
 
 }  // namespace
 
+std::string crash_counts(std::int64_t crashed, std::int64_t timed_out) {
+  if (crashed == 0 && timed_out == 0) return "";
+  return fmt::format(", {} crashed, {} timed out", crashed, timed_out);
+}
+
 std::string case_difference(const CaseResult& c) {
-  if (c.verdict == Verdict::error || c.verdict == Verdict::skipped) return c.reason;
+  if (did_not_run(c.verdict) || c.verdict == Verdict::skipped) return c.reason;
   std::vector<const OutputResult*> differing;
   for (const auto& o : c.outputs) {
     if (o.diff.mismatched > 0) differing.push_back(&o);
@@ -116,6 +122,12 @@ std::string check_headline(const CheckResult& check, const std::vector<const Cas
       return fmt::format("{}: expected violated, held in {}/{} {}", label, check.held, run,
                          cases_word(run));
     case Outcome::errored:
+      if (check.crashed + check.timed_out > 0) {
+        return fmt::format("{}: {} of {} {} did not run ({} errors{}){}", label,
+                           check.errors + check.crashed + check.timed_out, check.cases,
+                           cases_word(check.cases), check.errors,
+                           crash_counts(check.crashed, check.timed_out), first(Verdict::error));
+      }
       return fmt::format("{}: {} of {} {} raised an error{}", label, check.errors, check.cases,
                          cases_word(check.cases), first(Verdict::error));
     case Outcome::not_run:

@@ -33,6 +33,10 @@ std::string exit_meaning(int exit_code);
 // The same for a report: an exit 1 that only the baseline comparison caused says so.
 std::string exit_meaning(const Report& report);
 
+// ", 1 crashed, 0 timed out" when a case crashed or timed out, else "": after "N errors" in every
+// summary line, so runs without either read as before.
+std::string crash_counts(std::int64_t crashed, std::int64_t timed_out);
+
 // How a case's outputs differ: "12 of 4096 elements differ, max 2 ULP" (outputs named when there
 // are several), its error or skip reason, or "no element differs".
 std::string case_difference(const CaseResult& c);

@@ -16,7 +16,7 @@ std::string check_anchor(std::size_t check_index) {
 }
 
 bool has_drilldown(const CheckResult& check) {
-  return check.violated > 0 || check.errors > 0;
+  return check.violated > 0 || check.errors + check.crashed + check.timed_out > 0;
 }
 
 namespace {
@@ -58,7 +58,7 @@ std::string case_html(const CaseResult& c, const std::string& report_path) {
       escape_markup(c.id), escape_markup(to_string(c.verdict)), escape_markup(case_difference(c)),
       escape_markup(params_text(c.params)), escape_markup(c.baseline), escape_markup(c.variant),
       c.seed);
-  if (c.verdict == Verdict::error) out += "<pre>" + escape_markup(c.reason) + "</pre>";
+  if (did_not_run(c.verdict)) out += "<pre>" + escape_markup(c.reason) + "</pre>";
   for (const auto& o : c.outputs) {
     if (o.diff.mismatched > 0) out += mismatches_table(o);
   }
@@ -70,6 +70,8 @@ std::string case_html(const CaseResult& c, const std::string& report_path) {
 std::string counts_text(const CheckResult& g) {
   std::string out = g.violated > 0 ? fmt::format("{} violated", g.violated) : "";
   if (g.errors > 0) out += fmt::format("{}{} errored", out.empty() ? "" : ", ", g.errors);
+  if (g.crashed > 0) out += fmt::format("{}{} crashed", out.empty() ? "" : ", ", g.crashed);
+  if (g.timed_out > 0) out += fmt::format("{}{} timed out", out.empty() ? "" : ", ", g.timed_out);
   return out;
 }
 
@@ -84,7 +86,7 @@ std::string drilldown_html(const Report& report, const CaseIndex& index,
     std::string cases;
     std::size_t shown = 0, left_out = 0;
     for (const CaseResult* c : index.of(g)) {
-      if (c->verdict != Verdict::violated && c->verdict != Verdict::error) continue;
+      if (c->verdict != Verdict::violated && !did_not_run(c->verdict)) continue;
       if (shown == kDrilldownCases) {
         ++left_out;
         continue;

@@ -61,10 +61,10 @@ std::string headline_html(const Report& r) {
   return fmt::format(
       "<div class=\"headline {}\">exit {}: {}<span class=\"detail\">{} checks: {} as expected, {} "
       "unexpected, {} informational, {} findings, {} not judged in this subset \u00b7 {} cases: "
-      "{} held, {} violated, {} skipped, {} errors \u00b7 {:.1f} s</span></div>",
+      "{} held, {} violated, {} skipped, {} errors{} \u00b7 {:.1f} s</span></div>",
       css, s.exit_code, escape_markup(exit_meaning(r)), s.checks, s.as_expected, s.unexpected,
       s.informational, s.findings, s.not_observed, s.cases, s.held, s.violated, s.skipped, s.errors,
-      s.duration_s);
+      escape_markup(crash_counts(s.crashed, s.timed_out)), s.duration_s);
 }
 
 std::string platform_html(const Report& r) {

@@ -125,6 +125,8 @@ Json check_to_json(const CheckResult& g) {
   j["violated"] = g.violated;
   j["skipped"] = g.skipped;
   j["errors"] = g.errors;
+  j["crashed"] = g.crashed;
+  j["timed_out"] = g.timed_out;
   Json tallies = Json::array();
   for (const auto& t : g.violations_by_axis) {
     tallies.push_back(
@@ -308,6 +310,8 @@ Json report_to_json(const Report& r) {
                       {"violated", s.violated},
                       {"skipped", s.skipped},
                       {"errors", s.errors},
+                      {"crashed", s.crashed},
+                      {"timed_out", s.timed_out},
                       {"checks", s.checks},
                       {"as_expected", s.as_expected},
                       {"unexpected", s.unexpected},

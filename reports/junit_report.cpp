@@ -33,7 +33,7 @@ std::string failure_body(const CheckResult& g, const std::vector<const CaseResul
   std::string out = check_headline(g, cases) + "\n";
   std::size_t listed = 0, more = 0;
   for (const CaseResult* c : cases) {
-    if (c->verdict != Verdict::violated && c->verdict != Verdict::error) continue;
+    if (c->verdict != Verdict::violated && !did_not_run(c->verdict)) continue;
     if (listed == kFailureCases) {
       ++more;
       continue;

@@ -47,10 +47,11 @@ std::string headline(const Report& r) {
   }
   return fmt::format(
       "**samebits: exit {} ({})**: {} checks: {} as expected, {} unexpected, {} informational, {} "
-      "findings, {} not judged; {} cases: {} held, {} violated, {} skipped, {} errors ({}{:.1f} s)",
+      "findings, {} not judged; {} cases: {} held, {} violated, {} skipped, {} errors{} ({}{:.1f} "
+      "s)",
       s.exit_code, exit_meaning(r), s.checks, s.as_expected, s.unexpected, s.informational,
       s.findings, s.not_observed, s.cases, s.held, s.violated, s.skipped, s.errors,
-      escape_markdown(device), s.duration_s);
+      crash_counts(s.crashed, s.timed_out), escape_markdown(device), s.duration_s);
 }
 
 std::string nearest_platform(const Report& r) {

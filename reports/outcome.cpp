@@ -14,13 +14,17 @@ bool fails_gate(Outcome outcome) {
 
 namespace {
 
-// violated > 0 decides at once; otherwise an error leaves the group undecided, and only a group
-// whose every run case held counts as holding. Without an expectation for this platform the
-// outcome is a finding; an expected violation that a subset of the check did not meet is not
-// judged (only the whole check can say it now holds).
+// violated > 0 decides at once; otherwise a case that did not run (an error, a crash, a timeout)
+// leaves the group undecided, and only a group whose every run case held counts as holding. Without
+// an expectation for this platform the outcome is a finding; an expected violation that a subset of
+// the check did not meet is not judged (only the whole check can say it now holds).
+std::int64_t not_run_cases(const CheckResult& g) {
+  return g.errors + g.crashed + g.timed_out;
+}
+
 Outcome judge(const CheckResult& g) {
   if (g.expected_from == ExpectationSource::none) {
-    if (g.errors > 0 && g.violated == 0) return Outcome::errored;
+    if (not_run_cases(g) > 0 && g.violated == 0) return Outcome::errored;
     return g.held + g.violated > 0 ? Outcome::finding : Outcome::not_run;
   }
   if (g.violated > 0) {
@@ -30,7 +34,7 @@ Outcome judge(const CheckResult& g) {
       case Expectation::unknown: return Outcome::informational;
     }
   }
-  if (g.errors > 0) return Outcome::errored;
+  if (not_run_cases(g) > 0) return Outcome::errored;
   if (g.held == 0) return Outcome::not_run;
   switch (g.expected) {
     case Expectation::holds: return Outcome::as_expected;
@@ -43,6 +47,8 @@ Outcome judge(const CheckResult& g) {
 
 Verdict observed(const CheckResult& g) {
   if (g.violated > 0) return Verdict::violated;
+  if (g.crashed > 0) return Verdict::crashed;
+  if (g.timed_out > 0) return Verdict::timed_out;
   if (g.errors > 0) return Verdict::error;
   if (g.held > 0) return Verdict::holds;
   return Verdict::skipped;
@@ -115,6 +121,8 @@ std::vector<CheckResult> judge_checks(const std::vector<CaseResult>& cases,
       case Verdict::violated: ++g.violated; break;
       case Verdict::skipped: ++g.skipped; break;
       case Verdict::error: ++g.errors; break;
+      case Verdict::crashed: ++g.crashed; break;
+      case Verdict::timed_out: ++g.timed_out; break;
     }
   }
   for (std::size_t i = 0; i < groups.size(); ++i) {
@@ -137,6 +145,8 @@ Summary summarize(const std::vector<CaseResult>& cases, const std::vector<CheckR
       case Verdict::violated: ++s.violated; break;
       case Verdict::skipped: ++s.skipped; break;
       case Verdict::error: ++s.errors; break;
+      case Verdict::crashed: ++s.crashed; break;
+      case Verdict::timed_out: ++s.timed_out; break;
     }
   }
   bool errored = false;
@@ -149,9 +159,14 @@ Summary summarize(const std::vector<CaseResult>& cases, const std::vector<CheckR
     if (g.outcome == Outcome::not_observed) ++s.not_observed;
     if (g.outcome == Outcome::errored) errored = true;
   }
-  s.exit_code = s.unexpected > 0            ? kExitUnexpected
-                : (errored || s.errors > 0) ? kExitInfrastructure
-                                            : kExitAsExpected;
+  // A crashed or timed-out case is "a case could not run" (exit 3), like an error: it says nothing
+  // about the bits the contract promises, and a gate that read it as a broken promise (exit 1)
+  // would blame the contract for a kernel that dies; an unexpected outcome elsewhere still wins
+  // (exit 1).
+  const bool not_run = s.errors + s.crashed + s.timed_out > 0;
+  s.exit_code = s.unexpected > 0       ? kExitUnexpected
+                : (errored || not_run) ? kExitInfrastructure
+                                       : kExitAsExpected;
   return s;
 }
 

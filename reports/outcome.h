@@ -16,7 +16,7 @@ enum ExitCode : int {
   kExitAsExpected = 0,      // every outcome as expected
   kExitUnexpected = 1,      // a new violation, or an expected violation that now holds
   kExitUsage = 2,           // bad command line or contract
-  kExitInfrastructure = 3,  // a case could not run (CUDA error, out of memory, I/O)
+  kExitInfrastructure = 3,  // a case could not run (error, crashed, timed out), or I/O failed
 };
 
 // How many cases each check has on a device in the whole plan, by

@@ -5,7 +5,8 @@
 namespace samebits {
 
 const std::vector<std::string>& verdict_names() {
-  static const std::vector<std::string> names = {"holds", "violated", "skipped", "error"};
+  static const std::vector<std::string> names = {"holds", "violated", "skipped",
+                                                 "error", "crashed",  "timed_out"};
   return names;
 }
 

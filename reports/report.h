@@ -15,7 +15,7 @@
 namespace samebits {
 
 // Bumped on any change to the JSON layout: major for breaking changes, minor for additions.
-inline constexpr const char* kReportSchemaVersion = "2.2.0";
+inline constexpr const char* kReportSchemaVersion = "2.3.0";
 
 // One element where two outputs disagree.
 struct Mismatch {
@@ -52,7 +52,14 @@ struct OutputResult {
   DiffStats diff;
 };
 
-enum class Verdict { holds, violated, skipped, error };
+// crashed: the case's process died under it (a signal, an exit, a broken CUDA context);
+// timed_out: `run --isolate --case-timeout` killed it. Both (2.3) and error: the case could not
+// run.
+enum class Verdict { holds, violated, skipped, error, crashed, timed_out };
+// error, crashed or timed_out: the case ran to no verdict on its bits.
+inline bool did_not_run(Verdict v) {
+  return v == Verdict::error || v == Verdict::crashed || v == Verdict::timed_out;
+}
 
 // Where a case's expectation comes from: the contract's promise (it holds on every machine, or is
 // "unknown"), an observation recorded on a platform whose fingerprint covers this one, or nothing
@@ -123,7 +130,8 @@ struct CheckResult {
   std::string observed_on;
   // For a finding: what the nearest recorded platform of this device saw (unknown: nothing).
   Expectation nearest_observed = Expectation::unknown;
-  Verdict observed = Verdict::skipped;  // violated if any case was, else error, holds, skipped
+  // violated if any case was, else crashed, timed_out, error, holds, skipped
+  Verdict observed = Verdict::skipped;
   Outcome outcome = Outcome::not_run;
   std::int64_t planned = 0;  // the check's cases on this device in the whole contract
   std::int64_t cases = 0;    // of those, the ones this run selected
@@ -131,6 +139,8 @@ struct CheckResult {
   std::int64_t violated = 0;
   std::int64_t skipped = 0;
   std::int64_t errors = 0;
+  std::int64_t crashed = 0;
+  std::int64_t timed_out = 0;
   std::vector<AxisTally> violations_by_axis;  // for axes with several values
 };
 
@@ -145,6 +155,7 @@ struct ContractInfo {
 
 struct Summary {
   std::int64_t cases = 0, held = 0, violated = 0, skipped = 0, errors = 0;
+  std::int64_t crashed = 0, timed_out = 0;
   std::int64_t checks = 0, as_expected = 0, unexpected = 0, informational = 0;
   std::int64_t findings = 0, not_observed = 0;
   int exit_code = 0;

@@ -242,6 +242,8 @@ CheckResult check_of(const Node& n) {
   g.violated = n.number<std::int64_t>("violated");
   g.skipped = n.number<std::int64_t>("skipped");
   g.errors = n.number<std::int64_t>("errors");
+  g.crashed = n.number<std::int64_t>("crashed");  // 2.3; absent before: 0
+  g.timed_out = n.number<std::int64_t>("timed_out");
   const Json& tallies = n.array("violations_by_axis");
   for (std::size_t i = 0; i < tallies.size(); ++i) {
     const Node t(tallies[i], fmt::format("{}/{}", n.at("violations_by_axis"), i), n.source());
@@ -259,6 +261,8 @@ Summary summary_of(const Node& n) {
   s.violated = n.number<std::int64_t>("violated");
   s.skipped = n.number<std::int64_t>("skipped");
   s.errors = n.number<std::int64_t>("errors");
+  s.crashed = n.number<std::int64_t>("crashed");  // 2.3; absent before: 0
+  s.timed_out = n.number<std::int64_t>("timed_out");
   s.checks = n.number<std::int64_t>("checks");
   s.as_expected = n.number<std::int64_t>("as_expected");
   s.unexpected = n.number<std::int64_t>("unexpected");

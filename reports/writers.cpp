@@ -9,6 +9,7 @@
 
 #include "contracts/platform.h"
 #include "reports/atomic_file.h"
+#include "reports/check_headline.h"
 #include "reports/dispatch_text.h"
 #include "reports/json_report.h"
 #include "reports/report_writer.h"
@@ -69,6 +70,31 @@ void print_findings_note(std::FILE* out, const Report& report) {
              "rebuild, or pass it to `samebits run --observations FILE`.\n");
 }
 
+// Cases that crashed or timed out, and why the run ended early where it did, under the summary: a
+// gate's log then names them without opening the report.
+void print_not_run_cases(std::FILE* out, const Report& report) {
+  constexpr std::size_t kShown = 5;
+  std::size_t shown = 0, more = 0;
+  for (const auto& c : report.cases) {
+    if (c.verdict != Verdict::crashed && c.verdict != Verdict::timed_out) continue;
+    if (shown == kShown) {
+      ++more;
+      continue;
+    }
+    const std::string first_line = c.reason.substr(0, c.reason.find('\n'));
+    fmt::print(out, "{}: {}: {}\n", to_string(c.verdict), c.id, first_line);
+    ++shown;
+  }
+  if (more > 0) fmt::print(out, "... {} more crashed or timed out (in the report)\n", more);
+  if (report.settings.contains("context_broken")) {
+    const Json& b = report.settings.at("context_broken");
+    fmt::print(out,
+               "the CUDA context broke in case {}: the run ended after it ({} of {} cases ran); "
+               "`samebits run --isolate` runs the rest in fresh processes\n",
+               b.value("case", "?"), b.value("cases_run", 0), b.value("cases_planned", 0));
+  }
+}
+
 int rank(Outcome outcome) {
   if (fails_gate(outcome)) return 0;
   if (outcome == Outcome::errored) return 1;
@@ -104,10 +130,12 @@ void ConsoleSummaryWriter::do_write(const Report& report) {
   fmt::print(
       out_,
       "\n{} checks: {} as expected, {} unexpected, {} informational, {} findings, {} not "
-      "judged in this subset; {} cases: {} held, {} violated, {} skipped, {} errors; {:.1f} s; "
+      "judged in this subset; {} cases: {} held, {} violated, {} skipped, {} errors{}; {:.1f} s; "
       "exit {}\n",
       s.checks, s.as_expected, s.unexpected, s.informational, s.findings, s.not_observed, s.cases,
-      s.held, s.violated, s.skipped, s.errors, s.duration_s, s.exit_code);
+      s.held, s.violated, s.skipped, s.errors, crash_counts(s.crashed, s.timed_out), s.duration_s,
+      s.exit_code);
+  print_not_run_cases(out_, report);
   if (s.findings > 0) print_findings_note(out_, report);
 }
 
@@ -116,15 +144,16 @@ void DispatchTableWriter::do_write(const Report& report) {
   constexpr std::size_t kShown = 5;
   std::size_t shown = 0, not_run = 0;
   for (const auto& c : report.cases) {
-    if (c.verdict != Verdict::skipped && c.verdict != Verdict::error) continue;
+    if (c.verdict != Verdict::skipped && !did_not_run(c.verdict)) continue;
     if (++not_run > kShown) continue;
     fmt::print(out_, "{}: {}: {}\n", to_string(c.verdict), c.id, c.reason);
     ++shown;
   }
   if (not_run > shown) fmt::print(out_, "... {} more not run (in the report)\n", not_run - shown);
   const Summary& s = report.summary;
-  fmt::print(out_, "{} cases: {} held, {} violated, {} skipped, {} errors; {:.1f} s; exit {}\n",
-             s.cases, s.held, s.violated, s.skipped, s.errors, s.duration_s, s.exit_code);
+  fmt::print(out_, "{} cases: {} held, {} violated, {} skipped, {} errors{}; {:.1f} s; exit {}\n",
+             s.cases, s.held, s.violated, s.skipped, s.errors, crash_counts(s.crashed, s.timed_out),
+             s.duration_s, s.exit_code);
 }
 
 }  // namespace samebits

@@ -122,15 +122,16 @@ TEST(JsonReport, DiffAndMismatchKeyOrder) {
 
 TEST(JsonReport, CheckAndSummaryKeyOrder) {
   const Json j = report_to_json(sample_report());
+  EXPECT_EQ(keys(j["checks"][0]),
+            (std::vector<std::string>{"contract", "check", "kind", "impl", "device", "expected",
+                                      "expected_from", "observed", "outcome", "planned", "cases",
+                                      "held", "violated", "skipped", "errors", "crashed",
+                                      "timed_out", "violations_by_axis"}));
   EXPECT_EQ(
-      keys(j["checks"][0]),
-      (std::vector<std::string>{"contract", "check", "kind", "impl", "device", "expected",
-                                "expected_from", "observed", "outcome", "planned", "cases", "held",
-                                "violated", "skipped", "errors", "violations_by_axis"}));
-  EXPECT_EQ(keys(j["summary"]),
-            (std::vector<std::string>{"cases", "held", "violated", "skipped", "errors", "checks",
-                                      "as_expected", "unexpected", "informational", "findings",
-                                      "not_observed", "exit_code", "duration_s"}));
+      keys(j["summary"]),
+      (std::vector<std::string>{"cases", "held", "violated", "skipped", "errors", "crashed",
+                                "timed_out", "checks", "as_expected", "unexpected", "informational",
+                                "findings", "not_observed", "exit_code", "duration_s"}));
   EXPECT_EQ(keys(j["contracts"][0]),
             (std::vector<std::string>{"name", "source", "sha256", "op", "description", "text"}));
 }

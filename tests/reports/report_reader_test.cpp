@@ -100,6 +100,36 @@ TEST(ReportReader, TheRoundTripComparisonSeesAChange) {
   EXPECT_NE(report_to_json(back).dump(), written.dump());
 }
 
+// 2.3: crashed and timed_out verdicts and their counts read back; a 2.2 report without the counts
+// reads them as 0 (the example reports, 2.x, are the older layout's).
+TEST(ReportReader, CrashedAndTimedOutSurviveTheRoundTrip) {
+  Report r = every_field();
+  r.cases.push_back(r.cases[0]);
+  r.cases[0].verdict = Verdict::crashed;
+  r.cases[1].verdict = Verdict::timed_out;
+  r.checks[0].observed = Verdict::crashed;
+  r.checks[0].crashed = 1;
+  r.checks[0].timed_out = 1;
+  r.summary.crashed = 1;
+  r.summary.timed_out = 1;
+  const Json written = report_to_json(r);
+  EXPECT_EQ(written["cases"][1]["verdict"], "timed_out");
+  const Report back = report_from_json(written, "mem");
+  EXPECT_EQ(back.cases[0].verdict, Verdict::crashed);
+  EXPECT_EQ(back.cases[1].verdict, Verdict::timed_out);
+  EXPECT_EQ(back.summary.timed_out, 1);
+  EXPECT_EQ(report_to_json(back).dump(), written.dump());
+
+  Json older = written;
+  older["schema_version"] = "2.2.0";
+  older["summary"].erase("crashed");
+  older["summary"].erase("timed_out");
+  older["checks"][0].erase("crashed");
+  const Report old = report_from_json(older, "old.json");
+  EXPECT_EQ(old.summary.crashed, 0);
+  EXPECT_EQ(old.checks[0].crashed, 0);
+}
+
 const std::filesystem::path kExamples =
     std::filesystem::path(SAMEBITS_SOURCE_DIR) / "reports/examples";
 

@@ -1,0 +1,99 @@
+// The journal's fault lines (what `run --isolate` notes for a case whose process died): written and
+// read back, the later of a fault and a case line with the same id counts, bad ones refused.
+#include "reports/case_journal.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+#include "contracts/contract_error.h"
+#include "tests/support/text_files.h"
+
+namespace samebits {
+namespace {
+
+namespace fs = std::filesystem;
+
+class CaseJournalTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    path = fs::path(::testing::TempDir()) /
+           ("samebits_journal_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  }
+  void TearDown() override { fs::remove(path); }
+  static CaseResult held(const std::string& id) {
+    CaseResult c;
+    c.id = id;
+    c.contract = "planted_faults";
+    c.check = "faults";
+    c.impl = "aten";
+    c.device = "cpu";
+    c.verdict = Verdict::holds;
+    return c;
+  }
+  fs::path path;
+};
+
+TEST_F(CaseJournalTest, FaultLinesReadBack) {
+  {
+    CaseJournal j(path.string(), JournalHeader{"digest", 7, "cpu", 3}, false);
+    j.append(held("a"));
+    j.append(CaseFault{"b", Verdict::crashed, "killed by SIGSEGV\nlast words", 12.5});
+    j.append(CaseFault{"c", Verdict::timed_out, "ran past --case-timeout", 2000});
+  }
+  const JournalContents in = read_journal(path.string());
+  ASSERT_EQ(in.cases.size(), 1u);
+  ASSERT_EQ(in.faults.size(), 2u);
+  EXPECT_EQ(in.faults[0].id, "b");
+  EXPECT_EQ(in.faults[0].verdict, Verdict::crashed);
+  EXPECT_EQ(in.faults[0].reason, "killed by SIGSEGV\nlast words");
+  EXPECT_EQ(in.faults[0].duration_ms, 12.5);
+  EXPECT_EQ(in.faults[1].verdict, Verdict::timed_out);
+}
+
+// A case recorded from its fault replaces the fault; a fault noted after a case replaces the case.
+TEST_F(CaseJournalTest, TheLaterLineOfAnIdCounts) {
+  {
+    CaseJournal j(path.string(), JournalHeader{"digest", 7, "cpu", 3}, false);
+    j.append(CaseFault{"b", Verdict::crashed, "died", 1});
+    CaseResult b = held("b");
+    b.verdict = Verdict::crashed;
+    j.append(b);
+    j.append(held("c"));
+    j.append(CaseFault{"c", Verdict::timed_out, "killed", 1});
+  }
+  const JournalContents in = read_journal(path.string());
+  ASSERT_EQ(in.cases.size(), 1u);
+  EXPECT_EQ(in.cases[0].id, "b");
+  EXPECT_EQ(in.cases[0].verdict, Verdict::crashed);
+  ASSERT_EQ(in.faults.size(), 1u);
+  EXPECT_EQ(in.faults[0].id, "c");
+}
+
+TEST_F(CaseJournalTest, ABadFaultLineIsRefusedWithItsLine) {
+  const std::string header =
+      R"({"schema": "samebits.journal", "schema_version": "1.1.0", "plan_sha256": "x", )"
+      R"("seed": "0", "device": "cpu", "cases": 2})"
+      "\n";
+  test_support::write_text(
+      path, header + R"({"fault": {"id": "b", "verdict": "holds", "reason": "", "duration_ms": 0}})"
+                     "\n");
+  try {
+    read_journal(path.string());
+    FAIL() << "read a fault whose verdict is holds";
+  } catch (const ContractError& e) {
+    EXPECT_NE(std::string(e.what()).find("line 2: /fault/verdict: \"holds\" is not one of: "
+                                         "crashed, timed_out"),
+              std::string::npos)
+        << e.what();
+  }
+  test_support::write_text(path, header + R"({"fault": {"id": 5}})"
+                                          "\n");
+  EXPECT_THROW(read_journal(path.string()), ContractError);
+}
+
+}  // namespace
+}  // namespace samebits
