@@ -3,13 +3,17 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "contracts/json_document.h"
@@ -27,6 +31,13 @@ struct Result {
 
 using test_support::read_text;
 using test_support::write_text;
+
+inline std::size_t line_count(const fs::path& path) {
+  std::ifstream in(path);
+  std::size_t n = 0;
+  for (std::string line; std::getline(in, line);) ++n;
+  return n;
+}
 
 inline std::vector<std::string> lines(const std::string& text) {
   std::vector<std::string> out;
@@ -75,6 +86,30 @@ class CliTest : public ::testing::Test {
     fs::remove(out);
     fs::remove(err);
     return r;
+  }
+  // Starts `samebits ARGS` (its streams to out.txt and err.txt in dir) and sends it SIGTERM once
+  // `journal` holds `lines` lines and err.txt shows `shown`, or after `limit`; its wait status.
+  int terminated_run(const std::string& args, const fs::path& journal, std::size_t lines,
+                     const std::string& shown = "",
+                     std::chrono::seconds limit = std::chrono::seconds(120)) const {
+    const std::string command = std::string("exec '") + SAMEBITS_CLI + "' " + args + " >'" +
+                                (dir / "out.txt").string() + "' 2>'" + (dir / "err.txt").string() +
+                                "'";
+    const pid_t child = ::fork();
+    if (child == 0) {
+      ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    while ((line_count(journal) < lines ||
+            read_text(dir / "err.txt").find(shown) == std::string::npos) &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    ::kill(child, SIGTERM);
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    return status;
   }
   std::string quoted(const fs::path& p) const { return "'" + p.string() + "'"; }
   std::string run_args(const fs::path& contract_path) const {

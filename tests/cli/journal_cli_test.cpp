@@ -22,13 +22,6 @@ constexpr const char* kSlow =
   "checks": [{"kind": "batch_invariance", "sweep": {"batch": [8]},
               "expect": {"aten": "observed", "samebits": "holds"}}]})";
 
-std::size_t line_count(const fs::path& path) {
-  std::ifstream in(path);
-  std::size_t n = 0;
-  for (std::string line; std::getline(in, line);) ++n;
-  return n;
-}
-
 // What must not depend on being interrupted: each case's id, verdict, reason and digests, in order,
 // and every check's outcome.
 Json essentials(const Json& report) {
@@ -51,23 +44,7 @@ class JournalCliTest : public CliTest {
   }
   // Starts a run, sends SIGTERM once its journal holds `lines` lines; returns its exit status.
   int interrupted_run(const fs::path& report_path, std::size_t lines) const {
-    const std::string command = std::string("exec '") + SAMEBITS_CLI + "' " +
-                                slow_run(report_path) + " >'" + (dir / "out.txt").string() +
-                                "' 2>'" + (dir / "err.txt").string() + "'";
-    const pid_t child = ::fork();
-    if (child == 0) {
-      ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
-      ::_exit(127);
-    }
-    const fs::path journal = report_path.string() + ".journal";
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-    while (line_count(journal) < lines && std::chrono::steady_clock::now() < deadline) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    ::kill(child, SIGTERM);
-    int status = 0;
-    ::waitpid(child, &status, 0);
-    return status;
+    return terminated_run(slow_run(report_path), report_path.string() + ".journal", lines);
   }
   fs::path slow;
 };

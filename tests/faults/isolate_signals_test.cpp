@@ -24,13 +24,6 @@ constexpr const char* kSlow =
   "checks": [{"kind": "batch_invariance", "sweep": {"batch": [8]},
               "expect": {"aten": "observed", "samebits": "holds"}}]})";
 
-std::size_t line_count(const fs::path& path) {
-  std::ifstream in(path);
-  std::size_t n = 0;
-  for (std::string line; std::getline(in, line);) ++n;
-  return n;
-}
-
 // Processes whose command line holds `needle` (a test's own folder): children left behind.
 int processes_naming(const std::string& needle) {
   int found = 0;
@@ -55,25 +48,8 @@ class IsolateSignalsTest : public FaultTest {
   // returns its exit status.
   int terminated_run(const std::string& args, std::size_t lines,
                      const std::string& shown = "") const {
-    const std::string command = std::string("exec '") + SAMEBITS_CLI + "' " + args + " >'" +
-                                (dir / "out.txt").string() + "' 2>'" + (dir / "err.txt").string() +
-                                "'";
-    const pid_t child = ::fork();
-    if (child == 0) {
-      ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
-      ::_exit(127);
-    }
-    const fs::path journal = report.string() + ".journal";
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    while ((line_count(journal) < lines ||
-            read_text(dir / "err.txt").find(shown) == std::string::npos) &&
-           std::chrono::steady_clock::now() < deadline) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    ::kill(child, SIGTERM);
-    int status = 0;
-    ::waitpid(child, &status, 0);
-    return status;
+    return CliTest::terminated_run(args, report.string() + ".journal", lines, shown,
+                                   std::chrono::seconds(60));
   }
 };
 
