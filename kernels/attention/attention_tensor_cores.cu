@@ -1,6 +1,7 @@
 // The invariant attention on tensor cores (mma.sync m16n8k16, float32 accumulation): blocks of
 // query rows over 64-key tiles at absolute positions, in the tensor-core order of
 // invariant_attention_order.h. A row's instructions are its own, whatever else shares the block.
+#include <cmath>
 #include <cstdint>
 
 #include "kernels/attention/attention_tensor_cores.h"
@@ -310,6 +311,8 @@ std::int64_t attention_tensor_cores_blocks(const AttentionProblem& p) {
 
 bool attention_tensor_cores_supported(const AttentionProblem& p) {
   if (p.head_dim != 64 && p.head_dim != 128) return false;
+  // (the order's row max takes the largest score times a positive scale)
+  if (!(p.scale > 0.0f) || !std::isfinite(p.scale)) return false;
   if (!aligned16(p.q) || !aligned16(p.k) || !aligned16(p.v)) return false;
   // Key positions and pages are found in 32 bits; max_kv_len sizes the shared memory.
   if (p.max_kv_len < 0 || p.max_kv_len > 0x7fffffff) return false;

@@ -66,13 +66,17 @@ float softmax_scale(std::optional<double> scale, std::int64_t d) {
 // different: beyond it, the launch runs without).
 constexpr std::int64_t kWorkspaceFloats = std::int64_t{1} << 28;  // 1 GiB
 
-// CUDA runs on tensor cores where they take the problem (d 64 or 128), else (d = 256, or on the
-// CPU) the exact path. The tensor cores read 16-byte rows: a q, k or v whose rows are not 16-byte
-// aligned is copied first, so that neither the algorithm nor the bits follow the alignment of a
-// caller's buffers.
-k::AttentionAlgorithm algorithm_for(const at::Tensor& q, std::int64_t d) {
-  return q.is_cuda() && (d == 64 || d == 128) ? k::AttentionAlgorithm::tensor_cores
-                                              : k::AttentionAlgorithm::exact;
+// CUDA runs on tensor cores where they take the problem (d 64 or 128, a positive finite scale),
+// else (d = 256, a scale <= 0 or not finite, or on the CPU) the exact path: a choice made from
+// the call's own arguments, never from the batch. The tensor cores read 16-byte rows: a q, k or v
+// whose rows are not 16-byte aligned is copied first, so that neither the algorithm nor the bits
+// follow the alignment of a caller's buffers.
+k::AttentionAlgorithm algorithm_for(const at::Tensor& q, std::int64_t d,
+                                    std::optional<double> scale) {
+  const float s = softmax_scale(scale, d);
+  return q.is_cuda() && (d == 64 || d == 128) && s > 0.0f && std::isfinite(s)
+             ? k::AttentionAlgorithm::tensor_cores
+             : k::AttentionAlgorithm::exact;
 }
 
 at::Tensor rows_aligned(const at::Tensor& x, k::AttentionAlgorithm algorithm) {
@@ -116,7 +120,7 @@ k::AttentionProblem packed_problem(k::DType dtype, const at::Tensor& q, const at
                                    std::optional<double> scale) {
   k::AttentionProblem p;
   p.dtype = dtype;
-  p.algorithm = algorithm_for(q, q.size(2));
+  p.algorithm = algorithm_for(q, q.size(2), scale);
   p.sequences = q_offsets.numel() - 1;
   p.heads = q.size(1);
   p.kv_heads = kv_heads;
@@ -152,7 +156,7 @@ AttentionOutputs invariant_attention(const at::Tensor& q_in, const at::Tensor& k
               ": q, k and v must be [B, H, L, d], got ", q_in.sizes(), ", ", k_in.sizes(), ", ",
               v_in.sizes());
   const k::DType dtype = attention_dtype(q_in, op);
-  const k::AttentionAlgorithm algorithm = algorithm_for(q_in, q_in.size(3));
+  const k::AttentionAlgorithm algorithm = algorithm_for(q_in, q_in.size(3), scale);
   const at::Tensor q = rows_aligned(q_in.stride(-1) == 1 ? q_in : q_in.contiguous(), algorithm);
   const at::Tensor kk = rows_aligned(like_q(k_in, "k", q, op), algorithm);
   const at::Tensor v = rows_aligned(like_q(v_in, "v", q, op), algorithm);
@@ -206,7 +210,7 @@ AttentionOutputs invariant_attention_varlen(const at::Tensor& q_in, const at::Te
               ": q must be [Tq, H, d] and k, v [Tk, Hkv, d], got ", q_in.sizes(), ", ",
               k_in.sizes(), ", ", v_in.sizes());
   const k::DType dtype = attention_dtype(q_in, op);
-  const k::AttentionAlgorithm algorithm = algorithm_for(q_in, q_in.size(2));
+  const k::AttentionAlgorithm algorithm = algorithm_for(q_in, q_in.size(2), scale);
   const at::Tensor q = rows_aligned(q_in.stride(-1) == 1 ? q_in : q_in.contiguous(), algorithm);
   const at::Tensor kk = rows_aligned(like_q(k_in, "k", q, op), algorithm);
   const at::Tensor v = rows_aligned(like_q(v_in, "v", q, op), algorithm);
@@ -244,7 +248,7 @@ AttentionOutputs invariant_attention_with_kvcache(
               ": q must be [Tq, H, d] and k_cache, v_cache [pages, page_size, Hkv, d], got ",
               q_in.sizes(), ", ", k_cache.sizes(), ", ", v_cache.sizes());
   const k::DType dtype = attention_dtype(q_in, op);
-  const k::AttentionAlgorithm algorithm = algorithm_for(q_in, q_in.size(2));
+  const k::AttentionAlgorithm algorithm = algorithm_for(q_in, q_in.size(2), scale);
   const at::Tensor q = rows_aligned(q_in.stride(-1) == 1 ? q_in : q_in.contiguous(), algorithm);
   TORCH_CHECK(k_cache.stride(-1) == 1 && v_cache.stride(-1) == 1, "samebits.", op,
               ": k_cache and v_cache must have a contiguous last dim (they are written in place)");

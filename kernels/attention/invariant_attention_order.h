@@ -43,6 +43,8 @@ inline constexpr std::int64_t kSplitKeys = 1024;  // 16 tiles
 // ATen time); 2048 gives it 128 (1.15x) and costs a 4k prefill about 8 % for its one merge.
 inline constexpr std::int64_t kTensorCoreSplitKeys = 2048;  // 32 tiles
 inline constexpr int kTileSumLeaves = 32;                   // tile_sum(): 32 leaves of 2 keys each
+// The tensor-core order's slack on a row's running max (log2 units; see the end of this file).
+inline constexpr float kTensorCoreMaxSlack = 8.0f;
 inline constexpr float kLog2e = 1.44269504088896340736f;
 inline constexpr float kLn2 = 0.693147180559945309417f;
 
@@ -182,10 +184,15 @@ SAMEBITS_ATTENTION_HD std::uint16_t to_float16_bits(std::uint32_t f) {
 // blocks, wgmma m64nNk16 (bf16 or fp16 inputs, float32 accumulators): the two give the same bits
 // for the same 16-wide step onto the same accumulator (probed on the H100 over 3 million sums of
 // each kind; the GPU tests compare prefill on either with decode on mma.sync):
-//   x[c]   = S[c] * scale_log2, S[c] the MMA's sum over d in 16-wide steps, ascending, from +0:
-//            the hardware's own sum within a step
-//   m', alpha and p[c] as in step 2, with exp2 the SFU's ex2.approx.ftz (deterministic on a
-//            given GPU, not the exp2() above)
+//   S[c]   = the MMA's sum over d in 16-wide steps, ascending, from +0: the hardware's own sum
+//            within a step
+//   top    = max(m, max over visible c of S[c] * scale_log2 rounded) + 0 (for a positive scale
+//            taken as the largest S[c] times scale_log2: rounding is monotonic, so the same value)
+//   m'     = top if top > m + kTensorCoreMaxSlack, else m (a stale max: p[c] <= 2^slack, and while
+//            m stays, alpha = 1 and acc and l are not rescaled)
+//   alpha  = m' == m ? 1 : exp2(m - m')
+//   p[c]   = m' == -inf ? 0 : exp2(fmaf(S[c], scale_log2, -m')) (one rounding), exp2 the SFU's
+//            ex2.approx.ftz (deterministic on a given GPU, not the exp2() above)
 //   l      = fmaf(l, alpha, sum): sum = the 32 pair sums p[8b + 2t] + p[8b + 2t + 1] (t = 0..3,
 //            b = 0..7) added over b ascending for each t, then t ^ 1, then t ^ 2 (a quad's
 //            butterfly)

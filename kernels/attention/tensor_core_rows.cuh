@@ -28,7 +28,8 @@ struct RowState {
 // t0 (past the block's first key): n[k] is row k's visible keys past that key. P, rounded to the
 // input type, comes out as the A operand of 4 MMA steps of 16 keys; alpha and live per row. s is
 // only read (the wgmma kernel's next scores may be landing in registers the compiler pairs with
-// it).
+// it). Per score, in the common case (every key visible, a row's max moved by less than the
+// slack): a max, a fused multiply-add, the SFU's exp2 and an add.
 template <DType T, int MT>
 __device__ __forceinline__ void online_softmax(const float (&s)[MT][8][4], int t0, int lane,
                                                float scale_log2, const int (&n)[2 * MT],
@@ -36,7 +37,10 @@ __device__ __forceinline__ void online_softmax(const float (&s)[MT][8][4], int t
                                                bool (&live)[2 * MT],
                                                std::uint32_t (&pa)[MT][4][4]) {
   constexpr int kKeys = static_cast<int>(order::kKeyTile);
-  float x[MT][8][4];  // the scaled scores, then the probabilities
+  // Rounding is monotonic, so for a positive scale (the only kind the tensor cores take:
+  // attention_tensor_cores_supported) the largest rounded product is the largest score's product:
+  // one multiply per row instead of one per score.
+  float x[MT][8][4];  // the probabilities
 #pragma unroll
   for (int k = 0; k < 2 * MT; ++k) {
     const float(&sk)[8][4] = s[k / 2];
@@ -45,42 +49,50 @@ __device__ __forceinline__ void online_softmax(const float (&s)[MT][8][4], int t
     const int left = n[k] - t0;
     const int visible = left <= 0 ? 0 : (left >= kKeys ? kKeys : left);
     live[k] = visible > 0;
-    float tile_max = -INFINITY;
-    if (visible == kKeys) {  // every key visible: the same values, without the mask's selects
+    auto seen = [&](int nb, int e) { return nb * 8 + 2 * (lane % 4) + e < visible; };
+    float top = -INFINITY;   // the largest visible score
+    if (visible == kKeys) {  // (the same value, without the mask's selects)
 #pragma unroll
-      for (int nb = 0; nb < 8; ++nb) {
+      for (int nb = 0; nb < 8; ++nb)
 #pragma unroll
-        for (int e = 0; e < 2; ++e) {
-          const float v = sk[nb][h + e] * scale_log2;
-          xk[nb][h + e] = v;
-          tile_max = fmaxf(tile_max, v);
-        }
-      }
+        for (int e = 0; e < 2; ++e) top = fmaxf(top, sk[nb][h + e]);
     } else {
 #pragma unroll
-      for (int nb = 0; nb < 8; ++nb) {
+      for (int nb = 0; nb < 8; ++nb)
 #pragma unroll
-        for (int e = 0; e < 2; ++e) {
-          const int col = nb * 8 + 2 * (lane % 4) + e;
-          const float v = col < visible ? sk[nb][h + e] * scale_log2 : -INFINITY;
-          xk[nb][h + e] = v;
-          tile_max = fmaxf(tile_max, v);
-        }
-      }
+        for (int e = 0; e < 2; ++e)
+          if (seen(nb, e)) top = fmaxf(top, sk[nb][h + e]);
     }
+    float tile_max = top * scale_log2;  // max over the visible c of round(S[c] * scale_log2)
     tile_max = fmaxf(tile_max, __shfl_xor_sync(kFull, tile_max, 1));
     tile_max = fmaxf(tile_max, __shfl_xor_sync(kFull, tile_max, 2));
-    const float m_new = fmaxf(cur[k].m, tile_max) + 0.0f;
+    // The row's m moves only past the slack (else P's exponents stay within it, and acc and l
+    // need no rescale: alpha = 1).
+    const float top_all = fmaxf(cur[k].m, tile_max) + 0.0f;
+    const bool moved = top_all > cur[k].m + order::kTensorCoreMaxSlack;
+    const float m_new = moved ? top_all : cur[k].m;
     const bool none = m_new == -INFINITY;
-    alpha[k] = none ? 1.0f : exp2_mufu(cur[k].m - m_new);
+    alpha[k] = moved ? exp2_mufu(cur[k].m - m_new) : 1.0f;
+    const float neg_m = -m_new;
+    if (visible == kKeys && !none) {  // (the same values, without the selects)
+#pragma unroll
+      for (int nb = 0; nb < 8; ++nb)
+#pragma unroll
+        for (int e = 0; e < 2; ++e)
+          xk[nb][h + e] = exp2_mufu(fmaf(sk[nb][h + e], scale_log2, neg_m));
+    } else {
+#pragma unroll
+      for (int nb = 0; nb < 8; ++nb)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          const float v = exp2_mufu(fmaf(sk[nb][h + e], scale_log2, neg_m));
+          xk[nb][h + e] = !none && seen(nb, e) ? v : 0.0f;
+        }
+    }
     float sum = 0.0f;
 #pragma unroll
     for (int nb = 0; nb < 8; ++nb) {
-      const float p0 = none ? 0.0f : exp2_mufu(xk[nb][h] - m_new);
-      const float p1 = none ? 0.0f : exp2_mufu(xk[nb][h + 1] - m_new);
-      xk[nb][h] = p0;
-      xk[nb][h + 1] = p1;
-      const float leaf = p0 + p1;
+      const float leaf = xk[nb][h] + xk[nb][h + 1];
       sum = nb == 0 ? leaf : sum + leaf;
     }
     sum = sum + __shfl_xor_sync(kFull, sum, 1);

@@ -26,6 +26,9 @@ struct AttentionShape {
   at::ScalarType dtype = at::kBFloat16;
   std::int64_t heads = 4, kv_heads = 4, head_dim = 64;
   bool causal = true;
+  // Keys scaled by 1 + position / key_rise (0: not scaled): scores whose row max climbs along the
+  // keys, so that the running max moves tile after tile.
+  double key_rise = 0.0;
 };
 
 // Sequence `seed` of `length` tokens, of which this call sees the keys [0, kv_len) and the queries
@@ -44,9 +47,11 @@ inline SequenceData sequence_data(const AttentionShape& s, std::uint64_t seed,
                                   std::int64_t length) {
   at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(seed);
   const auto f32 = at::TensorOptions().dtype(at::kFloat);
-  return {at::randn({length, s.heads, s.head_dim}, gen, f32).to(s.dtype),
-          at::randn({length, s.kv_heads, s.head_dim}, gen, f32).to(s.dtype),
-          at::randn({length, s.kv_heads, s.head_dim}, gen, f32).to(s.dtype)};
+  at::Tensor q = at::randn({length, s.heads, s.head_dim}, gen, f32);
+  at::Tensor k = at::randn({length, s.kv_heads, s.head_dim}, gen, f32);
+  const at::Tensor v = at::randn({length, s.kv_heads, s.head_dim}, gen, f32);
+  if (s.key_rise > 0.0) k = k * (1.0 + at::arange(length, f32).view({length, 1, 1}) / s.key_rise);
+  return {q.to(s.dtype), k.to(s.dtype), v.to(s.dtype)};
 }
 
 // What came out: out [total_q, H, d] (the dtype) and lse [total_q, H] (float32), rows packed in

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "harness/device_choice.h"
+#include "kernels/attention/binding.h"
 #include "tests/kernels/attention_inputs.h"
 
 namespace samebits {
@@ -88,13 +89,15 @@ struct BoundCase {
   std::int64_t head_dim, group;
   bool causal;
   std::int64_t page_size;
+  double key_rise = 0.0;  // AttentionShape::key_rise
 };
 
 std::string bound_name(const ::testing::TestParamInfo<BoundCase>& info) {
   const BoundCase& c = info.param;
   return std::string(c.dtype == at::kBFloat16 ? "Bf16" : "F16") + "_D" +
          std::to_string(c.head_dim) + "_G" + std::to_string(c.group) +
-         (c.causal ? "_Causal" : "_Full") + "_Page" + std::to_string(c.page_size);
+         (c.causal ? "_Causal" : "_Full") + "_Page" + std::to_string(c.page_size) +
+         (c.key_rise > 0.0 ? "_RisingKeys" : "");
 }
 
 class TensorCoreAttentionBound : public ::testing::TestWithParam<BoundCase> {};
@@ -105,7 +108,7 @@ class TensorCoreAttentionBound : public ::testing::TestWithParam<BoundCase> {};
 TEST_P(TensorCoreAttentionBound, WithinTheBoundOfAFloat64Reference) {
   SAMEBITS_REQUIRE_CUDA();
   const BoundCase& c = GetParam();
-  const AttentionShape s{c.dtype, 8, 8 / c.group, c.head_dim, c.causal};
+  const AttentionShape s{c.dtype, 8, 8 / c.group, c.head_dim, c.causal, c.key_rise};
   const std::vector<SequenceCall> calls{
       {1, 1, 1, 1},        {2, 127, 127, 127}, {3, 128, 128, 128},    {4, 129, 129, 129},
       {5, 1000, 1000, 64}, {6, 1000, 1000, 1}, {7, 4095, 4095, 4095}, {8, 4097, 4097, 300}};
@@ -141,10 +144,18 @@ INSTANTIATE_TEST_SUITE_P(Shapes, TensorCoreAttentionBound,
                                            BoundCase{at::kBFloat16, 128, 4, true, 16},
                                            BoundCase{at::kHalf, 128, 8, true, 0},
                                            BoundCase{at::kHalf, 64, 1, false, 0},
-                                           BoundCase{at::kBFloat16, 64, 4, false, 1}),
+                                           BoundCase{at::kBFloat16, 64, 4, false, 1},
+                                           // (a row max that climbs past the order's slack
+                                           // tile after tile: rescales, P up to 2^8)
+                                           BoundCase{at::kBFloat16, 128, 4, true, 0, 64.0},
+                                           BoundCase{at::kHalf, 64, 1, false, 16, 64.0}),
                          bound_name);
 
-class TensorCoreAttentionInvariance : public ::testing::TestWithParam<std::int64_t> {};
+struct InvarianceCase {
+  std::int64_t group;
+  double key_rise;  // AttentionShape::key_rise
+};
+class TensorCoreAttentionInvariance : public ::testing::TestWithParam<InvarianceCase> {};
 
 // One 4097-token sequence alone; in batches of 8 and 64 beside neighbours whose lengths cross tile
 // and split borders and set the batch's longest query and key; chunked at 16, 64 and 333;
@@ -152,8 +163,8 @@ class TensorCoreAttentionInvariance : public ::testing::TestWithParam<std::int64
 // prefill blocks on mma.sync (on Hopper they run on wgmma).
 TEST_P(TensorCoreAttentionInvariance, ARowsBitsAreItsSequencesOwn) {
   SAMEBITS_REQUIRE_CUDA();
-  const std::int64_t group = GetParam();
-  const AttentionShape s{at::kBFloat16, 2 * group, 2, 128, true};
+  const std::int64_t group = GetParam().group;
+  const AttentionShape s{at::kBFloat16, 2 * group, 2, 128, true, GetParam().key_rise};
   const std::int64_t length = 4097;
   const SequenceCall mine{77, length, length, length};
   const AttentionResult alone = on_tensor_cores(s, {mine});
@@ -217,10 +228,33 @@ TEST_P(TensorCoreAttentionInvariance, ARowsBitsAreItsSequencesOwn) {
   EXPECT_FALSE(same_bits(alone.out, exact.out));
 }
 
-INSTANTIATE_TEST_SUITE_P(Groups, TensorCoreAttentionInvariance, ::testing::Values(1, 4, 8),
-                         [](const ::testing::TestParamInfo<std::int64_t>& info) {
-                           return "Gqa" + std::to_string(info.param);
+INSTANTIATE_TEST_SUITE_P(Groups, TensorCoreAttentionInvariance,
+                         ::testing::Values(InvarianceCase{1, 0.0}, InvarianceCase{4, 0.0},
+                                           InvarianceCase{8, 0.0}, InvarianceCase{4, 64.0}),
+                         [](const ::testing::TestParamInfo<InvarianceCase>& info) {
+                           return "Gqa" + std::to_string(info.param.group) +
+                                  (info.param.key_rise > 0.0 ? "_RisingKeys" : "");
                          });
+
+// samebits.attention on CUDA runs the tensor cores only for a positive finite scale (the order's
+// row max takes the largest score times the scale); any other scale runs the exact path, whose
+// bits are the CPU twin's. The control: a positive scale's bits are not the twin's.
+TEST(TensorCoreAttentionScale, AScaleNotPositiveRunsTheExactPath) {
+  SAMEBITS_REQUIRE_CUDA();
+  const AttentionShape s{at::kBFloat16, 4, 2, 64, true};
+  const SequenceData d = sequence_data(s, 41, 300);
+  const at::Tensor q = d.q.transpose(0, 1).unsqueeze(0).contiguous();  // [1, H, L, d]
+  const at::Tensor k = d.k.transpose(0, 1).unsqueeze(0).contiguous();
+  const at::Tensor v = d.v.transpose(0, 1).unsqueeze(0).contiguous();
+  const at::Device cuda(at::kCUDA);
+  for (const double scale : {-0.125, 0.0, 0.125}) {
+    const AttentionOutputs cpu = invariant_attention(q, k, v, true, scale);
+    const AttentionOutputs gpu =
+        invariant_attention(q.to(cuda), k.to(cuda), v.to(cuda), true, scale);
+    const bool same = same_bits(cpu.out, gpu.out.cpu()) && same_bits(cpu.lse, gpu.lse.cpu());
+    EXPECT_EQ(same, scale <= 0.0) << "scale " << scale;
+  }
+}
 
 }  // namespace
 }  // namespace samebits
