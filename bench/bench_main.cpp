@@ -17,29 +17,42 @@
 namespace samebits::bench {
 namespace {
 
-const std::map<std::string, std::vector<Row> (*)(int)> kFamilies = {{"reduce", reduce_rows},
-                                                                    {"topk", topk_rows},
-                                                                    {"topk_small", topk_small_rows},
-                                                                    {"indexer", indexer_rows}};
+using Family = std::vector<Row> (*)(int reps, bool full);
+const std::map<std::string, Family> kFamilies = {
+    {"reduce", reduce_rows},
+    {"topk", [](int reps, bool) { return topk_rows(reps); }},
+    {"topk_small", [](int reps, bool) { return topk_small_rows(reps); }},
+    {"indexer", [](int reps, bool) { return indexer_rows(reps); }}};
 
-// Geometric mean and minimum of the speedups of one family's rows.
+// One family's compact summary: geomean and slowest speedup, and the points below their target.
 void print_family_summary(const std::string& family, const std::vector<Row>& rows) {
   double log_sum = 0, worst = INFINITY;
-  int n = 0;
+  const Row* slowest = nullptr;
+  int n = 0, targeted = 0;
+  std::vector<const Row*> below;
   for (const Row& r : rows) {
     if (r.family != family) continue;
     const double ratio = r.baseline_us / r.samebits_us;
     log_sum += std::log(ratio);
-    worst = std::min(worst, ratio);
+    if (ratio < worst) worst = ratio, slowest = &r;
     ++n;
+    if (r.target > 0 && r.bytes >= r.target_min_bytes) {
+      ++targeted;
+      if (ratio < r.target) below.push_back(&r);
+    }
   }
-  if (n > 0) {
-    fmt::print("{}: {} rows, geomean speedup {:.2f}, slowest point {:.2f}\n", family, n,
-               std::exp(log_sum / n), worst);
+  if (n == 0) return;
+  fmt::print("{}: {} points, geomean speedup {:.2f}, slowest {:.2f} ({})", family, n,
+             std::exp(log_sum / n), worst, slowest->name);
+  if (targeted > 0) fmt::print(", {} of {} targeted points below target", below.size(), targeted);
+  fmt::print("\n");
+  for (std::size_t i = 0; i < below.size() && i < 8; ++i) {
+    fmt::print("  below {:.2f}: {} at {:.2f}\n", below[i]->target, below[i]->name,
+               below[i]->baseline_us / below[i]->samebits_us);
   }
 }
 
-int run(int reps, const std::vector<std::string>& only, const std::string& out_path) {
+int run(int reps, const std::vector<std::string>& only, const std::string& out_path, bool full) {
   if (!at::hasCUDA()) {
     fmt::print(stderr, "samebits_bench: needs a CUDA GPU\n");
     return 3;
@@ -49,7 +62,7 @@ int run(int reps, const std::vector<std::string>& only, const std::string& out_p
   for (const auto& [family, measure] : kFamilies) {
     if (!only.empty() && std::find(only.begin(), only.end(), family) == only.end()) continue;
     try {
-      for (Row& r : measure(reps)) rows.push_back(std::move(r));
+      for (Row& r : measure(reps, full)) rows.push_back(std::move(r));
     } catch (const std::exception& e) {  // one family's failure leaves the others' rows
       fmt::print(stderr, "samebits_bench: {} failed: {}\n", family, e.what());
       all_checked = false;
@@ -73,7 +86,9 @@ int run(int reps, const std::vector<std::string>& only, const std::string& out_p
                            {"speedup", ratio},
                            {"bytes", r.bytes},
                            {"check", r.check},
-                           {"checked", r.checked}});
+                           {"checked", r.checked},
+                           {"target", r.target > 0 ? Json(r.target) : Json()},
+                           {"target_min_bytes", r.target_min_bytes}});
   }
   for (const auto& [family, measure] : kFamilies) print_family_summary(family, rows);
   const Json env = environment_block(at::Device(at::kCUDA, 0));
@@ -84,6 +99,7 @@ int run(int reps, const std::vector<std::string>& only, const std::string& out_p
                                          {"tool", tool_block()},
                                          {"created", utc_timestamp()},
                                          {"reps", reps},
+                                         {"grid", full ? "full" : "default"},
                                          {"results", results}}
                                             .dump(2) +
                                         "\n");
@@ -103,6 +119,8 @@ int main(int argc, char** argv) {
   app.add_option("--only", only, "families to run (default: all)")
       ->check(CLI::IsMember({"reduce", "topk", "topk_small", "indexer"}));
   app.add_option("--out", out, "write the results as JSON here");
+  bool full = false;
+  app.add_flag("--full", full, "run the whole grid of each family (default: a coarser grid)");
   CLI11_PARSE(app, argc, argv);
-  return samebits::bench::run(reps, only, out);
+  return samebits::bench::run(reps, only, out, full);
 }

@@ -49,6 +49,8 @@ struct Row {
   double bytes = 0;      // bytes the op must move, for GB/s (0: not a bandwidth case)
   bool checked = false;  // samebits' output equals its oracle (named in `check`)
   std::string check;
+  double target = 0;            // the speedup the issue asks of this point (0: none)
+  double target_min_bytes = 0;  // the target holds for points moving at least this many bytes
 };
 
 }  // namespace samebits::bench

@@ -16,24 +16,6 @@ constexpr int kGroupLanes = 32 / kGroupThreads;     // 4 lanes per thread
 constexpr int kGroupsPerWarp = 32 / kGroupThreads;  // 4
 constexpr int kColumnThreads = 256;
 constexpr int kGroupsPerBlock = kColumnThreads / kGroupThreads;
-template <typename T>
-constexpr int kColumns = 16 / sizeof(T);
-
-// One row's kColumns<T> adjacent values as a 16-byte word, widened to float32.
-template <typename T>
-using ColumnWord = std::conditional_t<sizeof(T) == 4, float4, uint4>;
-template <typename T>
-__device__ __forceinline__ void widen_columns(ColumnWord<T> word, float (&v)[kColumns<T>]) {
-  if constexpr (sizeof(T) == 4) {
-    v[0] = word.x;
-    v[1] = word.y;
-    v[2] = word.z;
-    v[3] = word.w;
-  } else {
-    widen<T>({word.x, word.y, word.z, word.w}, [&](int i, float value) { v[i] = value; });
-  }
-}
-
 // Thread g's lanes g + 8 m of one group, which start at +0.0: rows 4 t + j added in order j = 0..3.
 // kVector (all kColumns<T> present, every row 16-byte aligned): all sixteen row reads are issued
 // first, a missing row reading as +0.0 (which leaves a lane sum's bits alone); otherwise scalar

@@ -1,5 +1,6 @@
-// The CUDA entry points of the invariant reduction: check the problem, choose one of the four
-// kernels (chunk_sums.cu, row_sums.cu, short_rows.cu, column_sums.cu), switch on the dtype once.
+// The CUDA entry points of the invariant reduction: check the problem, choose among the kernels
+// (chunk_sums.cu, row_sums.cu, short_rows.cu, column_sums.cu, long_columns.cu), switch on dtype
+// once.
 #include <algorithm>
 
 #include "kernels/reduce/invariant_reduce.h"
@@ -25,9 +26,33 @@ std::size_t workspace_floats(std::int64_t reductions, std::int64_t n) {
   return 2 * static_cast<std::size_t>(reductions) * static_cast<std::size_t>(c);
 }
 
-// Reductions side by side in memory and short enough for registers.
+// Reductions side by side in memory: read a row's adjacent reductions together (short ones in
+// registers, column_sums.cu; longer ones by chunks, long_columns.cu).
 bool column_layout(const ReduceProblem& p) {
-  return p.inner > 1 && p.stride_inner == 1 && p.length <= kShortMax;
+  return p.inner > 1 && p.stride_inner == 1;
+}
+
+// Floats of workspace for long columns: the chunk remnants, then (more than one chunk) the passes'
+// two halves.
+std::size_t long_column_floats(std::int64_t reductions, std::int64_t n) {
+  if (n <= kShortMax) return 0;
+  const std::int64_t c = chunks(n);
+  return long_column_remnant_floats(reductions, n) +
+         (c > 1 ? 2 * static_cast<std::size_t>(reductions) * static_cast<std::size_t>(c) : 0);
+}
+
+// Reductions side by side in memory as the outer index (inner 1, stride_outer 1: a transposed
+// matrix summed along its rows) are the same reductions as inner ones: r = o either way, so the
+// column kernels read them, a row at a time.
+ReduceProblem adjacent_as_inner(ReduceProblem p) {
+  if (p.inner != 1 || p.outer <= 1 || p.stride_outer != 1) return p;
+  p.inner = p.outer;
+  p.stride_inner = 1;
+  p.out_stride_inner = p.out_stride_outer;
+  p.outer = 1;
+  p.stride_outer = 0;
+  p.out_stride_outer = 0;
+  return p;
 }
 
 bool valid(const ReduceProblem& p) {
@@ -49,27 +74,17 @@ struct Reductions {
   std::int64_t outer;
 };
 
-// Short rows by warps; otherwise chunk sums pass by pass (each pass's rows are the previous pass's
-// chunk sums) until a pass's rows can be finished one warp per row.
-template <typename T>
-Status run_rows(const T* x, Source src, std::int64_t max_n, std::int64_t reductions, Sink sink,
-                float* workspace, std::size_t workspace_bytes, cudaStream_t stream) {
-  if (max_n <= kShortMax) return short_rows<T>(x, src, reductions, sink, stream);
-  std::int64_t c = chunks(max_n);
-  if (one_warp_per_row(c, reductions)) return row_sums<T>(x, src, reductions, c, sink, stream);
-  if (workspace_bytes < workspace_floats(reductions, max_n) * sizeof(float))
-    return Status::workspace_too_small;
-  float* halves[2] = {
-      workspace, workspace + static_cast<std::size_t>(reductions) * static_cast<std::size_t>(c)};
-  const Status first = chunk_sums<T>(x, src, reductions, c, halves[0], stream);
-  if (first != Status::ok) return first;
+// Rows of c chunk sums in halves[0], summed pass by pass (each pass's rows are the previous pass's
+// chunk sums, alternating between the halves) until a pass's rows can be finished one warp per row.
+Status sum_chunk_sums(float* const (&halves)[2], std::int64_t reductions, std::int64_t c, Sink sink,
+                      cudaStream_t stream) {
   for (int pass = 0;; ++pass) {
     // Dense rows of c chunk sums each; zeros past a short row's chunks change nothing.
     const Source partial{1, c, 0, 1, nullptr, c};
     const std::int64_t next = chunks(c);
     float* in = halves[pass % 2];
     if (one_warp_per_row(next, reductions))
-      return row_sums<float>(in, partial, reductions, next, sink, stream);
+      return row_sums<float>(in, partial, reductions, next, c, sink, stream);
     const Status status =
         chunk_sums<float>(in, partial, reductions, next, halves[(pass + 1) % 2], stream);
     if (status != Status::ok) return status;
@@ -77,11 +92,48 @@ Status run_rows(const T* x, Source src, std::int64_t max_n, std::int64_t reducti
   }
 }
 
+// Short rows by warps; otherwise chunk sums, then sum_chunk_sums.
+template <typename T>
+Status run_rows(const T* x, Source src, std::int64_t max_n, std::int64_t reductions, Sink sink,
+                float* workspace, std::size_t workspace_bytes, cudaStream_t stream) {
+  if (max_n <= kShortMax) return short_rows<T>(x, src, reductions, sink, stream);
+  std::int64_t c = chunks(max_n);
+  if (one_warp_per_row(c, reductions))
+    return row_sums<T>(x, src, reductions, c, max_n, sink, stream);
+  if (workspace_bytes < workspace_floats(reductions, max_n) * sizeof(float))
+    return Status::workspace_too_small;
+  float* halves[2] = {
+      workspace, workspace + static_cast<std::size_t>(reductions) * static_cast<std::size_t>(c)};
+  const Status first = chunk_sums<T>(x, src, reductions, c, halves[0], stream);
+  if (first != Status::ok) return first;
+  return sum_chunk_sums(halves, reductions, c, sink, stream);
+}
+
+// Columns: short ones in registers; long ones by chunk remnants, then (several chunks)
+// sum_chunk_sums.
+template <typename T>
+Status run_columns(const T* x, Source src, std::int64_t outer, std::int64_t reductions, Sink sink,
+                   float* workspace, std::size_t workspace_bytes, cudaStream_t stream) {
+  if (src.n <= kShortMax) return column_sums<T>(x, src, outer, sink, stream);
+  if (workspace_bytes < long_column_floats(reductions, src.n) * sizeof(float))
+    return Status::workspace_too_small;
+  const std::int64_t c = chunks(src.n);
+  float* remnants = workspace;
+  float* partial = workspace + long_column_remnant_floats(reductions, src.n);
+  float* const halves[2] = {
+      partial, partial + static_cast<std::size_t>(reductions) * static_cast<std::size_t>(c)};
+  const Status first = long_columns<T>(x, src, outer, remnants, sink, halves[0], stream);
+  if (first != Status::ok || c == 1) return first;
+  return sum_chunk_sums(halves, reductions, c, sink, stream);
+}
+
 template <typename T>
 Status run(const Reductions& r, void* workspace, std::size_t workspace_bytes, cudaStream_t stream) {
   if (r.reductions == 0) return Status::ok;
   const T* x = static_cast<const T*>(r.x);
-  if (r.columns) return column_sums<T>(x, r.src, r.outer, r.sink, stream);
+  if (r.columns)
+    return run_columns<T>(x, r.src, r.outer, r.reductions, r.sink, static_cast<float*>(workspace),
+                          workspace_bytes, stream);
   return run_rows<T>(x, r.src, r.max_length, r.reductions, r.sink, static_cast<float*>(workspace),
                      workspace_bytes, stream);
 }
@@ -98,8 +150,9 @@ Status run(DType dtype, const Reductions& r, void* workspace, std::size_t worksp
 
 }  // namespace
 
-std::size_t invariant_reduce_workspace_bytes(const ReduceProblem& p) {
-  if (column_layout(p)) return 0;
+std::size_t invariant_reduce_workspace_bytes(const ReduceProblem& problem) {
+  const ReduceProblem p = adjacent_as_inner(problem);
+  if (column_layout(p)) return long_column_floats(p.outer * p.inner, p.length) * sizeof(float);
   return workspace_floats(p.outer * p.inner, p.length) * sizeof(float);
 }
 
@@ -107,9 +160,10 @@ std::size_t invariant_reduce_varlen_workspace_bytes(const VarlenReduceProblem& p
   return workspace_floats(p.rows, p.max_length) * sizeof(float);
 }
 
-Status invariant_reduce_cuda(const ReduceProblem& p, void* workspace, std::size_t workspace_bytes,
-                             cudaStream_t stream) {
-  if (!valid(p)) return Status::invalid_argument;
+Status invariant_reduce_cuda(const ReduceProblem& problem, void* workspace,
+                             std::size_t workspace_bytes, cudaStream_t stream) {
+  if (!valid(problem)) return Status::invalid_argument;
+  const ReduceProblem p = adjacent_as_inner(problem);
   const std::int64_t inner = std::max<std::int64_t>(p.inner, 1);
   const Source src{inner, p.stride_outer, p.stride_inner, p.stride_length, nullptr, p.length};
   const Sink sink{p.out, inner, p.out_stride_outer, p.out_stride_inner, p.mean, nullptr, p.length};

@@ -1,5 +1,5 @@
-// What the four reduction kernels (chunk_sums.cu, row_sums.cu, short_rows.cu, column_sums.cu)
-// share: loads, 16-bit widening, index math, Source and Sink, lane sums, warp tree, launches.
+// What the reduction kernels (chunk_sums.cu, row_sums.cu, short_rows.cu, column_sums.cu,
+// long_columns.cu) share: loads, widening, index math, Source and Sink, lane sums, warp tree.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -83,6 +83,26 @@ __device__ __forceinline__ void load4(const T* p, std::int64_t stride, float (&v
   }
 }
 
+// Column kernels (column_sums.cu, long_columns.cu) read kColumns<T> adjacent reductions as one
+// 16-byte word per row: 4 float32 or 8 16-bit values.
+template <typename T>
+constexpr int kColumns = 16 / sizeof(T);
+
+// One row's kColumns<T> adjacent values as a 16-byte word, widened to float32.
+template <typename T>
+using ColumnWord = std::conditional_t<sizeof(T) == 4, float4, uint4>;
+template <typename T>
+__device__ __forceinline__ void widen_columns(ColumnWord<T> word, float (&v)[kColumns<T>]) {
+  if constexpr (sizeof(T) == 4) {
+    v[0] = word.x;
+    v[1] = word.y;
+    v[2] = word.z;
+    v[3] = word.w;
+  } else {
+    widen<T>({word.x, word.y, word.z, word.w}, [&](int i, float value) { v[i] = value; });
+  }
+}
+
 // a / b and a % b for non-negative a and positive b: in 32 bits when both fit (a 64-bit division
 // is a long software routine, paid once per warp per chunk), in 64 bits otherwise.
 struct Quotient {
@@ -132,14 +152,14 @@ struct Sink {
   }
 };
 
-// Lane t of a 256-lane chunk of n <= 4096 elements: its sum of up to 16 of them, in order k, then
-// j.
-template <typename T>
+// Lane t of a 256-lane chunk of n <= 4096 elements (n <= 1024 when Steps is 1): its sum of up to
+// 16 of them, in order k, then j.
+template <typename T, int Steps = kSteps>
 __device__ __forceinline__ float lane_sum(const T* row, std::int64_t stride, std::int64_t n,
                                           int t) {
   float acc = 0.0f;
 #pragma unroll
-  for (int k = 0; k < kSteps; ++k) {
+  for (int k = 0; k < Steps; ++k) {
     const std::int64_t p = std::int64_t{k} * kStepSpan + kVector * t;
     if (p + kVector <= n) {
       float v[4];
@@ -225,10 +245,46 @@ __device__ __forceinline__ void contiguous_chunk_lanes(const T* chunk, std::int6
   }
 }
 
+// Lanes w + 32 m of a contiguous, aligned chunk of len <= 1024 elements (step 0 alone): the eight
+// reads issued before the adds; few registers, so that many warps of short rows are in flight.
+template <typename T>
+__device__ __forceinline__ void first_step_lanes(const T* chunk, std::int64_t len, int w,
+                                                 float (&acc)[kLanesPerThread]) {
+  float v[kLanesPerThread][kVector];
+#pragma unroll
+  for (int m = 0; m < kLanesPerThread; ++m) {
+    const std::int64_t p = kVector * (w + 32 * m);
+    if (p + kVector <= len) {
+      load4_aligned(chunk + p, v[m]);
+    } else {
+#pragma unroll
+      for (int j = 0; j < kVector; ++j) v[m][j] = 0.0f;
+    }
+  }
+  // At most one lane of a row is cut by its end: its elements one by one.
+  const std::int64_t cut = len / kVector * kVector;  // the cut lane's first element
+  if (cut < len && cut / kVector % 32 == w) {
+    const int m = static_cast<int>(cut / kVector / 32);
+#pragma unroll
+    for (int mm = 0; mm < kLanesPerThread; ++mm) {
+      if (mm != m) continue;
+#pragma unroll
+      for (int j = 0; j < kVector; ++j)
+        if (cut + j < len) v[mm][j] = to_float(chunk[cut + j]);
+    }
+  }
+#pragma unroll
+  for (int m = 0; m < kLanesPerThread; ++m) {
+#pragma unroll
+    for (int j = 0; j < kVector; ++j) acc[m] = __fadd_rn(acc[m], v[m][j]);
+  }
+}
+
 // Chunk c of reduction r (n elements), summed by one warp: thread w holds lanes t = w + 32 m, the
 // tree's levels 128, 64 and 32 pair lanes of the same thread (m with m + 4, + 2, + 1), levels
 // 16..1 go through shuffles. The sum is valid in thread 0; +0.0 for a chunk past the row's end.
-template <typename T>
+// kFirstStep: every row has at most kStepSpan elements (one step per lane).
+template <typename T, bool kFirstStep = false>
 __device__ __forceinline__ float warp_chunk_sum(const T* x, const Source& src, std::int64_t r,
                                                 std::int64_t n, std::int64_t c, int w) {
   const std::int64_t begin = c * kChunk;
@@ -239,14 +295,17 @@ __device__ __forceinline__ float warp_chunk_sum(const T* x, const Source& src, s
     const std::int64_t len = n - begin < kChunk ? n - begin : kChunk;
     const T* chunk = x + src.start(r) + begin * src.stride_length;
     if (vector_ready(chunk, src.stride_length)) {
-      if (len == kChunk)
+      if constexpr (kFirstStep)
+        first_step_lanes(chunk, len, w, acc);
+      else if (len == kChunk)
         contiguous_chunk_lanes<true>(chunk, len, w, acc);
       else
         contiguous_chunk_lanes<false>(chunk, len, w, acc);
     } else {
 #pragma unroll
       for (int m = 0; m < kLanesPerThread; ++m)
-        acc[m] = lane_sum(chunk, src.stride_length, len, w + 32 * m);
+        acc[m] = lane_sum < T,
+        kFirstStep ? 1 : kSteps > (chunk, src.stride_length, len, w + 32 * m);
     }
   }
 #pragma unroll
@@ -272,11 +331,12 @@ template <typename T>
 Status chunk_sums(const T* x, Source src, std::int64_t reductions, std::int64_t chunks_per_row,
                   float* partial, cudaStream_t stream);
 
-// row_sums.cu: reductions of up to kRowChunks chunks, one warp each from start to finish.
+// row_sums.cu: reductions of up to kRowChunks chunks (none longer than max_n), one warp each from
+// start to finish.
 constexpr std::int64_t kRowChunks = kVector;
 template <typename T>
 Status row_sums(const T* x, Source src, std::int64_t reductions, std::int64_t chunks_per_row,
-                Sink sink, cudaStream_t stream);
+                std::int64_t max_n, Sink sink, cudaStream_t stream);
 
 // short_rows.cu: reductions of up to kShortMax elements, one warp each.
 constexpr int kShortMax = 128;  // lengths the short and column kernels take (32 lanes x 4)
@@ -287,5 +347,13 @@ Status short_rows(const T* x, Source src, std::int64_t reductions, Sink sink, cu
 // (stride_inner == 1), each of up to kShortMax elements.
 template <typename T>
 Status column_sums(const T* x, Source src, std::int64_t outer, Sink sink, cudaStream_t stream);
+
+// long_columns.cu: like column_sums.cu, for reductions longer than kShortMax: chunk remnants into
+// `remnants` (long_column_remnant_floats), then each chunk's sum, final when the reductions are
+// one chunk long, else into partial[r * chunks + c] for the passes over chunk sums.
+std::size_t long_column_remnant_floats(std::int64_t reductions, std::int64_t n);
+template <typename T>
+Status long_columns(const T* x, Source src, std::int64_t outer, float* remnants, Sink sink,
+                    float* partial, cudaStream_t stream);
 
 }  // namespace samebits::kernels::reduce_device

@@ -81,15 +81,16 @@ std::vector<GpuCase> cases() {
   for (const auto& [dname, dtype] : dtypes) {
     // Row reductions: short (one warp), one chunk, several chunks, several passes.
     for (std::int64_t n : {1, 7, 128, 129, 1000, 4096, 4097, 3 * 4096 + 5, 5000000}) {
-      for (const char* layout : {"contiguous", "strided", "offset"}) {
+      for (const char* layout : {"contiguous", "strided", "offset", "transposed"}) {
         if (n == 5000000 && std::string(layout) != "contiguous") continue;
         out.push_back(
             {std::string(dname) + "Rows" + std::to_string(n) + layout, dtype, {3, n}, 1, layout});
       }
     }
     // Enough rows of two to four chunks that one warp finishes each row (no second launch).
+    // Transposed, rows adjacent in memory: the column kernels read them (adjacent_as_inner).
     for (std::int64_t n : {4097, 8192, 3 * 4096 + 5}) {
-      for (const char* layout : {"contiguous", "strided", "offset"}) {
+      for (const char* layout : {"contiguous", "strided", "offset", "transposed"}) {
         out.push_back({std::string(dname) + "ManyRows" + std::to_string(n) + layout,
                        dtype,
                        {1100, n},
@@ -97,8 +98,9 @@ std::vector<GpuCase> cases() {
                        layout});
       }
     }
-    // Column reductions [L, N].sum(0): the column kernel (L <= 128) and the rest.
-    for (std::int64_t l : {1, 64, 128, 129, 300}) {
+    // Column reductions [L, N].sum(0): the column kernel (L <= 128), then long_columns.cu's blocks
+    // of 8, 16 and 32 slots (L <= 256, <= 512, more).
+    for (std::int64_t l : {1, 64, 128, 129, 256, 257, 300, 512, 513}) {
       for (const char* layout : {"contiguous", "transposed", "offset"}) {
         out.push_back({std::string(dname) + "Columns" + std::to_string(l) + layout,
                        dtype,
@@ -107,15 +109,37 @@ std::vector<GpuCase> cases() {
                        layout});
       }
     }
+    // Long columns [L, N].sum(0) (long_columns.cu): one chunk, a chunk and a row, 4 and 20 chunks
+    // (then summed by row_sums.cu); N a multiple of the 128-byte block width (64), a partial
+    // group (1001) and fewer columns than a block's groups (8); strided and offset rows read
+    // element by element.
+    for (std::int64_t l : {4096, 4097, 3 * 4096 + 5, 20 * 4096}) {
+      for (std::int64_t width : {8, 64, 1001}) {
+        for (const char* layout : {"contiguous", "strided", "offset"}) {
+          if (width == 1001 &&
+              (l == 20 * 4096 || (l > 4097 && std::string(layout) != "contiguous")))
+            continue;
+          out.push_back({std::string(dname) + "LongColumns" + std::to_string(l) + "x" +
+                             std::to_string(width) + layout,
+                         dtype,
+                         {l, width},
+                         0,
+                         layout});
+        }
+      }
+    }
     // Columns of a 3-d tensor [3, L, N].sum(1): groups of adjacent reductions never straddle two
     // outer indices, whether N is a multiple of the group width (1000, 1024) or not (1001).
     for (std::int64_t width : {1000, 1001, 1024}) {
       for (const char* layout : {"contiguous", "offset"}) {
-        out.push_back({std::string(dname) + "Columns3d64x" + std::to_string(width) + layout,
-                       dtype,
-                       {3, 64, width},
-                       1,
-                       layout});
+        for (std::int64_t l : {64, 4097}) {
+          out.push_back({std::string(dname) + "Columns3d" + std::to_string(l) + "x" +
+                             std::to_string(width) + layout,
+                         dtype,
+                         {3, l, width},
+                         1,
+                         layout});
+        }
       }
     }
   }
