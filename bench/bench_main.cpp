@@ -22,6 +22,7 @@ const std::map<std::string, Family> kFamilies = {
     {"reduce", reduce_rows},
     {"topk", [](int reps, bool) { return topk_rows(reps); }},
     {"topk_small", [](int reps, bool) { return topk_small_rows(reps); }},
+    {"topk_grid", [](int reps, bool) { return topk_grid_rows(reps); }},
     {"indexer", [](int reps, bool) { return indexer_rows(reps); }}};
 
 // One family's compact summary: geomean and slowest speedup, and the points below their target.
@@ -117,7 +118,7 @@ int main(int argc, char** argv) {
   std::string out;
   app.add_option("--reps", reps, "timed runs per measurement (median reported)");
   app.add_option("--only", only, "families to run (default: all)")
-      ->check(CLI::IsMember({"reduce", "topk", "topk_small", "indexer"}));
+      ->check(CLI::IsMember({"reduce", "topk", "topk_small", "topk_grid", "indexer"}));
   app.add_option("--out", out, "write the results as JSON here");
   bool full = false;
   app.add_flag("--full", full, "run the whole grid of each family (default: a coarser grid)");

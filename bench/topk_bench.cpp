@@ -76,6 +76,39 @@ std::vector<Row> topk_rows(int reps) {
   return rows;
 }
 
+// Issue 14's grid: B rows of L scores, topk_varlen (offsets, max_length L, unsafe) against one
+// at::topk over the rectangular batch; at least as fast everywhere, twice at B = 1, L = 131072,
+// k = 2048 (few long rows: one block per row leaves most SMs idle).
+std::vector<Row> topk_grid_rows(int reps) {
+  std::vector<Row> rows;
+  for (const std::int64_t batch : {1, 4, 31, 128}) {
+    for (const std::int64_t length : {4096, 32768, 131072}) {
+      for (const std::int64_t k : {64, 2048}) {
+        const at::Tensor x = at::randn({batch, length}, at::device(at::kCUDA));
+        const at::Tensor offsets =
+            at::arange(0, (batch + 1) * length, length, at::device(at::kCUDA).dtype(at::kLong));
+        const at::Tensor flat = x.view({-1});
+        at::Tensor values, indices;
+        Row row("topk_grid", fmt::format("B={} L={} K={}", batch, length, k),
+                "at::topk, rectangular batch");
+        row.baseline_us = median_us([&] { at::topk(x, k); }, reps);
+        row.samebits_us = median_us(
+            [&] {
+              std::tie(values, indices) =
+                  invariant_topk_varlen(flat, offsets, k, length, "auto", true);
+            },
+            reps);
+        row.bytes = static_cast<double>(x.numel() * 4);
+        row.checked = equals_stable_sort(x, k, values, indices);
+        row.check = "= stable argsort";
+        row.target = batch == 1 && length == 131072 && k == 2048 ? 2.0 : 1.0;
+        rows.push_back(row);
+      }
+    }
+  }
+  return rows;
+}
+
 std::vector<Row> topk_small_rows(int reps) {
   std::vector<Row> rows;
   for (std::int64_t k : {16, 32}) {
