@@ -10,6 +10,7 @@
 
 #include "kernels/attention/invariant_attention.h"
 #include "kernels/common/half_bits.h"
+#include "tests/kernels/seeded_draws.h"
 
 namespace samebits {
 namespace {
@@ -25,7 +26,7 @@ std::vector<std::uint16_t> bf16_values(std::int64_t n, std::uint64_t seed) {
   std::vector<std::uint16_t> v(static_cast<std::size_t>(n));
   std::uint64_t s = seed;
   for (auto& x : v) {
-    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+    next_draw(s);
     const float f = static_cast<float>(static_cast<double>(s >> 11) * 0x1p-53 * 2.0 - 1.0);
     x = static_cast<std::uint16_t>(k::float_to_bits(f) >> 16);
   }

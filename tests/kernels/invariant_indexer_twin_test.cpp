@@ -11,6 +11,7 @@
 
 #include "kernels/common/half_bits.h"
 #include "kernels/indexer/invariant_indexer.h"
+#include "tests/kernels/seeded_draws.h"
 
 namespace samebits {
 namespace {
@@ -22,7 +23,7 @@ std::vector<int> small_integers(std::int64_t n, std::uint64_t seed) {
   std::vector<int> v(static_cast<std::size_t>(n));
   std::uint64_t s = seed;
   for (auto& x : v) {
-    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+    next_draw(s);
     x = static_cast<int>((s >> 33) % 5) - 2;
   }
   return v;

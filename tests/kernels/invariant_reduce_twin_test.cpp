@@ -10,6 +10,7 @@
 
 #include "kernels/common/half_bits.h"
 #include "kernels/reduce/invariant_reduce.h"
+#include "tests/kernels/seeded_draws.h"
 
 namespace samebits {
 namespace {
@@ -95,7 +96,7 @@ std::vector<float> exact_values(std::int64_t n, std::uint64_t seed) {
   std::vector<float> v(static_cast<std::size_t>(n));
   std::uint64_t s = seed;
   for (auto& x : v) {
-    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+    next_draw(s);
     x = static_cast<float>(static_cast<int>((s >> 33) % 33) - 16) / 16.0f;
   }
   return v;
@@ -106,7 +107,7 @@ std::vector<float> wide_values(std::int64_t n, std::uint64_t seed) {
   std::vector<float> v(static_cast<std::size_t>(n));
   std::uint64_t s = seed;
   for (auto& x : v) {
-    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+    next_draw(s);
     const double e = static_cast<double>((s >> 20) % 40000) / 1000.0 - 20.0;
     x = static_cast<float>(std::ldexp((s >> 63) ? -1.0 : 1.0, 0) * std::exp2(e));
   }

@@ -11,6 +11,7 @@
 
 #include "kernels/common/half_bits.h"
 #include "kernels/topk/invariant_topk.h"
+#include "tests/kernels/seeded_draws.h"
 
 namespace samebits {
 namespace {
@@ -22,7 +23,7 @@ std::vector<float> tied_values(std::int64_t n, std::uint64_t seed) {
   std::vector<float> v(static_cast<std::size_t>(n));
   std::uint64_t s = seed;
   for (auto& x : v) {
-    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+    next_draw(s);
     const int draw = static_cast<int>((s >> 33) % 41) - 20;
     x = draw == 0 && (s >> 20) % 2 ? -0.0f : static_cast<float>(draw);
   }
