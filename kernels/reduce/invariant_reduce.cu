@@ -97,12 +97,12 @@ template <typename T>
 Status run_rows(const T* x, Source src, std::int64_t max_n, std::int64_t reductions, Sink sink,
                 float* workspace, std::size_t workspace_bytes, cudaStream_t stream) {
   if (max_n <= kShortMax) return short_rows<T>(x, src, reductions, sink, stream);
-  std::int64_t c = chunks(max_n);
+  const std::int64_t c = chunks(max_n);
   if (one_warp_per_row(c, reductions))
     return row_sums<T>(x, src, reductions, c, max_n, sink, stream);
   if (workspace_bytes < workspace_floats(reductions, max_n) * sizeof(float))
     return Status::workspace_too_small;
-  float* halves[2] = {
+  float* const halves[2] = {
       workspace, workspace + static_cast<std::size_t>(reductions) * static_cast<std::size_t>(c)};
   const Status first = chunk_sums<T>(x, src, reductions, c, halves[0], stream);
   if (first != Status::ok) return first;
