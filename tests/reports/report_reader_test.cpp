@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "contracts/baseline.h"
 #include "contracts/contract_error.h"
 #include "reports/json_report.h"
 
@@ -141,6 +142,34 @@ TEST(ReportReader, TheExampleRunLoadsWhole) {
     EXPECT_EQ(r.checks.size(), j["checks"].size()) << name;
     // Fields added after 2.0 take their earlier meaning: promises, and planned = run.
     EXPECT_EQ(r.checks[0].planned, r.checks[0].cases) << name;
+  }
+}
+
+// Every committed baseline loads as `samebits run --baseline` loads it (a hand-spliced baseline
+// once held two skipped cases, which the reader refuses and the writer never writes).
+TEST(BaselineFiles, TheCommittedBaselinesLoad) {
+  int files = 0;
+  const auto dir = std::filesystem::path(SAMEBITS_SOURCE_DIR) / "reports/baselines";
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::string path = entry.path().string();
+    const Baseline b = load_baseline_file(path);
+    EXPECT_FALSE(b.cases.empty()) << path;
+    ++files;
+  }
+  EXPECT_GE(files, 2);
+}
+
+// Control: a skipped case in a baseline is refused, naming its path.
+TEST(BaselineFiles, ASkippedCaseIsRefused) {
+  const std::string text =
+      R"({"schema": "samebits.baseline", "schema_version": "1.1.0", "name": "x", "platform": {},
+          "recorded": {}, "checks": {}, "cases": {"a/b/c/cpu/n=1": {"verdict": "skipped",
+          "outputs": []}}})";
+  try {
+    parse_baseline(text, "x.json");
+    FAIL() << "accepted a skipped case";
+  } catch (const ContractError& e) {
+    EXPECT_NE(std::string(e.what()).find("got \"skipped\""), std::string::npos) << e.what();
   }
 }
 
