@@ -1,5 +1,6 @@
 // The tensor-core attention's prefill blocks on Hopper's warpgroup MMA: a copying warpgroup and
 // two computing warpgroups of 64 query rows over 64-key tiles, in the tensor-core order.
+#include <algorithm>
 #include <cstdint>
 
 #include "kernels/attention/attention_warpgroups.h"
@@ -74,7 +75,7 @@ __device__ void copy_tiles(const AttentionProblem& p, const TileSource& src, con
 template <DType T, int D>
 __global__ void __launch_bounds__(kBlockThreads, 1)
     attention_warpgroups(const __grid_constant__ AttentionProblem p, int pack, std::int64_t q_tiles,
-                         std::int64_t splits) {
+                         std::int64_t splits, std::int64_t section) {
 #if defined(SAMEBITS_WGMMA_DEVICE)
   using L = WarpgroupTiles<D>;
   constexpr int NB = D / 8;  // the thread's accumulator blocks of 8 columns
@@ -85,7 +86,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   __shared__ __align__(8) std::uint64_t stage_full[S], stage_empty[S];
   const int tid = threadIdx.x;
 
-  const BlockRows rows = block_rows_of<kGroupRows>(p, pack, q_tiles, splits);
+  const BlockRows rows = block_rows_of<kGroupRows>(p, pack, q_tiles, splits, section);
   if (rows.first >= rows.q_len) return;
   const std::int64_t begin = rows.begin, end = rows.end;
   // The second computing warpgroup idles when its rows are all missing (the first never does).
@@ -239,7 +240,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     if (j + 1 < tiles) step(j + 1, pa1, pa0);
   }
 
-  const BlockRows rows_again = block_rows_of<kGroupRows>(p, pack, q_tiles, splits);
+  const BlockRows rows_again = block_rows_of<kGroupRows>(p, pack, q_tiles, splits, section);
   const RowEpilogue<BlockRows, 1, NB> epilogue{p, rows_again, splits, lane, 0};
   if (splits) {
     epilogue.partials(acc, cur, n, row);
@@ -253,6 +254,23 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
 #endif
 }
 
+// The (sequence, head block) pairs per section of a causal launch (block_place): as many as
+// keep their keys and values within half the L2 cache (at least 1); 0 (the plain order) where
+// every block has the same keys or in split mode.
+std::int64_t section_pairs(const AttentionProblem& p, int pack, std::int64_t splits) {
+  if (!p.causal || splits > 0) return 0;
+  int device = 0, l2_bytes = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device) != cudaSuccess)
+    return 0;
+  const bool ragged = p.kv_offsets != nullptr || p.kv_lengths != nullptr;
+  std::int64_t keys = std::max(p.max_q_len, ragged ? p.max_kv_len : p.kv_len);
+  if (keys <= 0) keys = 1;
+  const std::int64_t pair_bytes = keys * p.head_dim * 2 * 2;  // K and V, 2-byte elements
+  const std::int64_t pairs = p.heads / pack * p.sequences;
+  return std::clamp<std::int64_t>(l2_bytes / 2 / pair_bytes, 1, std::max<std::int64_t>(pairs, 1));
+}
+
 template <DType T, int D>
 Status launch(const AttentionProblem& p, int pack, std::int64_t q_tiles, std::int64_t splits,
               bool crosses, cudaStream_t stream) {
@@ -264,7 +282,8 @@ Status launch(const AttentionProblem& p, int pack, std::int64_t q_tiles, std::in
     return Status::cuda_error;
   const dim3 grid(static_cast<unsigned>(x), static_cast<unsigned>(p.heads / pack),
                   static_cast<unsigned>(p.sequences));
-  attention_warpgroups<T, D><<<grid, kBlockThreads, bytes, stream>>>(p, pack, q_tiles, splits);
+  attention_warpgroups<T, D><<<grid, kBlockThreads, bytes, stream>>>(
+      p, pack, q_tiles, splits, section_pairs(p, pack, splits));
   if (cudaGetLastError() != cudaSuccess) return Status::cuda_error;
   if (splits > 0) launch_split_merge(p, splits, order::kTensorCoreSplitKeys, stream);
   return cudaGetLastError() == cudaSuccess ? Status::ok : Status::cuda_error;

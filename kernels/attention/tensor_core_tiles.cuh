@@ -8,6 +8,7 @@
 #include "kernels/attention/attention_layout.h"
 #include "kernels/attention/invariant_attention.h"
 #include "kernels/attention/invariant_attention_order.h"
+#include "kernels/attention/launch_order.h"
 #include "kernels/attention/mma_instructions.cuh"
 #include "kernels/attention/tensor_core_rows.cuh"
 
@@ -68,17 +69,26 @@ struct BlockRows {
   __device__ std::int64_t head(int r) const { return head0 + r % pack; }
 };
 
+// Launch order only (launch_order.h): the plain order in split mode or with `section` = 0.
+__device__ inline attention_launch::BlockPlace block_place(std::int64_t q_tiles,
+                                                           std::int64_t splits,
+                                                           std::int64_t section) {
+  if (splits) return {blockIdx.z, blockIdx.y, blockIdx.x / splits};
+  const std::int64_t linear =
+      (static_cast<std::int64_t>(blockIdx.z) * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
+  return attention_launch::block_place(linear, q_tiles, gridDim.y, gridDim.z, section);
+}
+
 template <int Rows>
 __device__ BlockRows block_rows_of(const AttentionProblem& p, int pack, std::int64_t q_tiles,
-                                   std::int64_t splits) {
+                                   std::int64_t splits, std::int64_t section = 0) {
   BlockRows rows;
-  rows.b = blockIdx.z;
+  const attention_launch::BlockPlace place = block_place(q_tiles, splits, section);
+  rows.b = place.b;
   rows.pack = pack;
-  // Causal blocks with more keys first (the last query tile first): launch order only.
-  const std::int64_t tile = splits ? blockIdx.x / splits : q_tiles - 1 - blockIdx.x;
-  rows.first = tile * (Rows / pack);
+  rows.first = place.tile * (Rows / pack);
   rows.q_len = layout::q_len(p, rows.b);
-  rows.head0 = static_cast<std::int64_t>(blockIdx.y) * pack;
+  rows.head0 = place.head_block * pack;
   rows.g = rows.head0 / (p.heads / p.kv_heads);
   rows.begin = 0;
   rows.end = 0;
