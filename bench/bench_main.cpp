@@ -22,7 +22,7 @@ const std::map<std::string, Family> kFamilies = {
     {"reduce", reduce_rows},
     {"topk", [](int reps, bool) { return topk_rows(reps); }},
     {"topk_small", [](int reps, bool) { return topk_small_rows(reps); }},
-    {"topk_grid", [](int reps, bool) { return topk_grid_rows(reps); }},
+    {"topk_grid", [](int reps, bool full) { return topk_grid_rows(reps, full); }},
     {"indexer", [](int reps, bool) { return indexer_rows(reps); }}};
 
 // One family's compact summary: geomean and slowest speedup, and the points below their target.

@@ -8,10 +8,10 @@
 
 namespace samebits::bench {
 
-std::vector<Row> reduce_rows(int reps, bool full);  // the [R, C] grid (full: all of it)
-std::vector<Row> topk_rows(int reps);               // batched variable-length top-k, K = 2048
-std::vector<Row> topk_small_rows(int reps);         // K in {16, 32} over [rows, N]
-std::vector<Row> topk_grid_rows(int reps);          // topk_varlen over B x L x K against at::topk
-std::vector<Row> indexer_rows(int reps);            // the indexer pipeline, B in {4, 8, 16, 31}
+std::vector<Row> reduce_rows(int reps, bool full);     // the [R, C] grid (full: all of it)
+std::vector<Row> topk_rows(int reps);                  // batched variable-length top-k, K = 2048
+std::vector<Row> topk_small_rows(int reps);            // K in {16, 32} over [rows, N]
+std::vector<Row> topk_grid_rows(int reps, bool full);  // topk_varlen, B x L x K, vs at::topk
+std::vector<Row> indexer_rows(int reps);               // the indexer pipeline, B in {4, 8, 16, 31}
 
 }  // namespace samebits::bench

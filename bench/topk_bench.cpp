@@ -6,6 +6,7 @@
 
 #include "bench/bench_rows.h"
 #include "kernels/topk/binding.h"
+#include "kernels/topk/invariant_topk.h"
 
 namespace samebits::bench {
 namespace {
@@ -78,8 +79,10 @@ std::vector<Row> topk_rows(int reps) {
 
 // Issue 14's grid: B rows of L scores, topk_varlen (offsets, max_length L, unsafe) against one
 // at::topk over the rectangular batch; at least as fast everywhere, twice at B = 1, L = 131072,
-// k = 2048 (few long rows: one block per row leaves most SMs idle).
-std::vector<Row> topk_grid_rows(int reps) {
+// k = 2048 (few long rows: one block per row leaves most SMs idle). With `full`, rows longer than
+// radix_select's key cache are also timed on the kernel auto did not pick (untargeted), to show
+// where the switch sits.
+std::vector<Row> topk_grid_rows(int reps, bool full) {
   std::vector<Row> rows;
   for (const std::int64_t batch : {1, 4, 31, 128}) {
     for (const std::int64_t length : {4096, 32768, 131072}) {
@@ -103,6 +106,25 @@ std::vector<Row> topk_grid_rows(int reps) {
         row.check = "= stable argsort";
         row.target = batch == 1 && length == 131072 && k == 2048 ? 2.0 : 1.0;
         rows.push_back(row);
+        if (full && length > 16384) {  // the kernel auto did not take, beside it
+          kernels::TopkProblem shape;
+          shape.rows = batch;
+          shape.k = k;
+          shape.max_length = length;
+          const char* other = kernels::topk_prefers_split(shape) ? "radix_select" : "split_select";
+          Row alternative("topk_grid_other", row.name + " " + other, row.baseline);
+          alternative.baseline_us = row.baseline_us;
+          alternative.samebits_us = median_us(
+              [&] {
+                std::tie(values, indices) =
+                    invariant_topk_varlen(flat, offsets, k, length, other, true);
+              },
+              reps);
+          alternative.bytes = row.bytes;
+          alternative.checked = equals_stable_sort(x, k, values, indices);
+          alternative.check = row.check;
+          rows.push_back(alternative);
+        }
       }
     }
   }

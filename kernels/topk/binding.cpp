@@ -21,6 +21,7 @@ TopkAlgorithm parse_algorithm(const std::string& name) {
   if (name == "auto") return TopkAlgorithm::automatic;
   if (name == "radix_select") return TopkAlgorithm::radix_select;
   if (name == "warp_select") return TopkAlgorithm::warp_select;
+  if (name == "split_select") return TopkAlgorithm::split_select;
   TORCH_CHECK(false, "samebits.topk: unknown algorithm \"", name, "\" (accepted: ", kTopkAlgorithms,
               ")");
 }
@@ -36,6 +37,11 @@ void check_limits(const kernels::TopkProblem& p, const char* op) {
                 "samebits.", op, ": warp_select takes k <= ", kernels::kWarpSelectMaxK,
                 " and rows of at most ", kernels::kWarpSelectMaxLength, " elements, got k = ", p.k,
                 " and rows up to ", p.max_length);
+  } else if (chosen == TopkAlgorithm::split_select) {
+    TORCH_CHECK(p.k <= kernels::kSplitSelectMaxK && p.rows <= kernels::kSplitSelectMaxRows,
+                "samebits.", op, ": split_select takes k <= ", kernels::kSplitSelectMaxK,
+                " and at most ", kernels::kSplitSelectMaxRows, " rows, got k = ", p.k, " and ",
+                p.rows, " rows");
   } else {
     TORCH_CHECK(p.k <= kernels::kRadixSelectMaxK, "samebits.", op, ": k = ", p.k,
                 " exceeds radix_select's limit of ", kernels::kRadixSelectMaxK);
@@ -66,6 +72,17 @@ std::tuple<at::Tensor, at::Tensor> run(kernels::TopkProblem p, const at::Tensor&
   }
   if (x.is_cuda()) {
     const c10::cuda::CUDAGuard guard(x.device());
+    // split_select's workspace, where it runs (asked for, or few long rows under "auto").
+    at::Tensor workspace;
+    if (p.algorithm == TopkAlgorithm::split_select ||
+        (p.algorithm == TopkAlgorithm::automatic && kernels::topk_prefers_split(p))) {
+      const std::int64_t bytes = kernels::topk_split_workspace_bytes(p);
+      if (bytes > 0) {
+        workspace = at::empty({bytes}, x.options().dtype(at::kByte));
+        p.workspace = workspace.mutable_data_ptr();
+        p.workspace_bytes = bytes;
+      }
+    }
     check_kernel_status(kernels::invariant_topk_cuda(p, at::cuda::getCurrentCUDAStream()), op);
   } else {
     TORCH_CHECK(x.is_cpu(), "samebits.", op, " runs on CPU or CUDA tensors, not ", x.device());

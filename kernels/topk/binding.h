@@ -10,8 +10,9 @@
 
 namespace samebits {
 
-// "auto", "radix_select" or "warp_select" (kernels/topk/invariant_topk.h says when each applies).
-inline const char* const kTopkAlgorithms = "auto, radix_select, warp_select";
+// "auto", "radix_select", "warp_select" or "split_select" (kernels/topk/invariant_topk.h says when
+// each applies).
+inline const char* const kTopkAlgorithms = "auto, radix_select, warp_select, split_select";
 
 // Top-k over the last dim of x ([..., N] float32/float16/bfloat16): values [..., k] in x's dtype,
 // indices [..., k] int64, both sorted in the contract's order.

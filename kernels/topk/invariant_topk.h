@@ -11,14 +11,25 @@
 namespace samebits::kernels {
 
 // Which kernel runs. automatic: warp_select when k <= kWarpSelectMaxK and every row is at most
-// kWarpSelectMaxLength long, radix_select otherwise (radix_select.cu and warp_select.cu say how
-// each works).
-enum class TopkAlgorithm { automatic, radix_select, warp_select };
+// kWarpSelectMaxLength long; split_select for long rows (topk_prefers_split) when the caller
+// gave its workspace; radix_select otherwise. radix_select.cu, warp_select.cu and split_select.cu
+// say how each works. Every one returns the same selection in the same order.
+enum class TopkAlgorithm { automatic, radix_select, warp_select, split_select };
 
 constexpr std::int64_t kWarpSelectMaxK = 32;
 constexpr std::int64_t kWarpSelectMaxLength = 2048;
 constexpr std::int64_t kRadixSelectMaxK = 16384;    // the sorted selection lives in shared memory
 constexpr std::int64_t kMaxRowLength = 0x7fff0000;  // positions and loop bounds stay in int32
+// split_select: a row's selection over segments of kSplitSegment elements, one block each.
+constexpr std::int64_t kSplitSegment = 4096;
+constexpr std::int64_t kSplitSelectMaxK = 4096;  // the final sort lives in shared memory
+// automatic: rows longer than kSplitSelectAbove, at most kSplitSelectAutoRows of them. Measured
+// on an H200, 2026-11-25 (bench/RESULTS.md): radix_select, beyond its key cache of 16384, reads a
+// row from global memory at every pass, on one SM, and still beats split_select at 32768 for any
+// rows; at 131072 split_select wins up to 31 rows and loses at 128, which fill the GPU anyway.
+constexpr std::int64_t kSplitSelectAbove = 65536;
+constexpr std::int64_t kSplitSelectAutoRows = 32;
+constexpr std::int64_t kSplitSelectMaxRows = 65535;
 
 // Row r holds values[start(r) + i] for i < length(r), where
 //   offsets != nullptr: start(r) = offsets[r], length(r) = offsets[r + 1] - offsets[r] (packed
@@ -38,11 +49,20 @@ struct TopkProblem {
   void* out_values = nullptr;
   std::int64_t* out_indices = nullptr;
   TopkAlgorithm algorithm = TopkAlgorithm::automatic;
+  // split_select only: device memory of topk_split_workspace_bytes(p) bytes (any contents).
+  void* workspace = nullptr;
+  std::int64_t workspace_bytes = 0;
 };
 
 // Whether the sizes make sense for any path (the twin and both kernels): rows and lengths
 // non-negative and bounded, k at least 1. The kernels check their own limits on top.
 bool topk_problem_valid(const TopkProblem& p);
+
+// Whether long rows would rather spread over split_select's blocks (given its workspace).
+bool topk_prefers_split(const TopkProblem& p);
+
+// Bytes of workspace split_select needs for p (whatever p.algorithm), 0 where it cannot run p.
+std::int64_t topk_split_workspace_bytes(const TopkProblem& p);
 
 // The kernel `automatic` picks for this problem (never `automatic`).
 TopkAlgorithm choose_topk_algorithm(const TopkProblem& p);

@@ -9,25 +9,11 @@
 #include <cub/block/block_radix_sort.cuh>
 
 #include "kernels/common/shared_memory.h"
+#include "kernels/topk/bitonic_words.cuh"
 #include "kernels/topk/topk_device.cuh"
 
 namespace samebits::kernels::topk_device {
 namespace {
-
-// The value whose key is `key`, for keys that name a single float: not NaN (every NaN has one
-// key) and not zero (+0.0 and -0.0 share one). Exact: the key maps float32 bits one to one, and a
-// 16-bit value widened to float32 narrows back to itself.
-template <typename T>
-__device__ __forceinline__ T value_of_key(std::uint32_t key) {
-  const float f = __uint_as_float((key & 0x80000000u) ? (key & 0x7fffffffu) : ~key);
-  if constexpr (std::is_same_v<T, float>) {
-    return f;
-  } else if constexpr (std::is_same_v<T, __half>) {
-    return __float2half_rn(f);
-  } else {
-    return __float2bfloat16_rn(f);
-  }
-}
 
 constexpr int kRadixThreads = 512;
 constexpr int kRadixWarps = kRadixThreads / 32;
@@ -67,60 +53,6 @@ struct RadixShared {
   std::uint32_t warp_buckets[kRadixWarps];  // the chosen counted into each warp's buckets
   std::uint32_t largest_bucket;             // the fullest bucket's count, when above kMaxBucket
 };
-
-// Sorts n words ascending (n a power of two, at least 64): a bitonic network whose exchanges
-// across more than 32 positions go through shared memory between barriers, and whose shorter
-// ones run in registers, each warp holding 64-word segments (lane l: words l and l + 32).
-__device__ void sort_words(unsigned long long* words, std::uint32_t n) {
-  const std::uint32_t tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-  for (std::uint32_t size = 2; size <= n; size <<= 1) {
-    std::uint32_t stride = size >> 1;
-    for (; stride >= 64; stride >>= 1) {
-      for (std::uint32_t t = tid; t < n / 2; t += kRadixThreads) {
-        const std::uint32_t i = 2 * t - (t & (stride - 1));
-        const std::uint32_t j = i + stride;
-        const unsigned long long a = words[i], b = words[j];
-        if ((a > b) == ((i & size) == 0)) {
-          words[i] = b;
-          words[j] = a;
-        }
-      }
-      __syncthreads();
-    }
-    for (std::uint32_t segment = warp; segment < n / 64; segment += kRadixWarps) {
-      const std::uint32_t i0 = segment * 64 + lane, i1 = i0 + 32;
-      unsigned long long a = words[i0], b = words[i1];
-      for (std::uint32_t s = stride; s > 0; s >>= 1) {
-        if (s == 32) {  // i0 and i1 lie in one run (size >= 64): a plain exchange
-          if ((a > b) == ((i0 & size) == 0)) {
-            const unsigned long long t = a;
-            a = b;
-            b = t;
-          }
-        } else {
-          a = exchange(a, i0, s, size);
-          b = exchange(b, i1, s, size);
-        }
-      }
-      words[i0] = a;
-      words[i1] = b;
-    }
-    __syncthreads();
-  }
-}
-
-// Chosen element `word` in output slot `slot`: its index, and its value from its key (no read of
-// the row) unless the key names several floats (NaN, zero), whose bits only the row holds.
-template <typename T>
-__device__ __forceinline__ void write_chosen(const T* row, unsigned long long word,
-                                             std::uint32_t slot, T* row_values,
-                                             std::int64_t* row_indices) {
-  const std::uint32_t key = ~static_cast<std::uint32_t>(word >> 32);
-  const std::uint32_t index = index_of_word(word);
-  const bool one_float = key != 0xffffffffu && key != key_of_bits(0);
-  row_values[slot] = one_float ? value_of_key<T>(key) : row[index];
-  row_indices[slot] = index;
-}
 
 // Step 3 of radix_select for words[0, sorted) (all of them at least `prefix`, up to
 // kRadixSortMax): each word's slot is the count of smaller words. Words are counted into 4096
@@ -441,7 +373,7 @@ __global__ void __launch_bounds__(kRadixThreads)
     words[i] = kEmptyWord;
   }
   __syncthreads();
-  sort_words(words, sort_words_n);
+  sort_words<kRadixThreads>(words, sort_words_n);
   for (std::int64_t j = tid; j < k; j += kRadixThreads) {
     const std::int64_t index =
         j < need_total ? static_cast<std::int64_t>(index_of_word(words[j])) : std::int64_t{-1};

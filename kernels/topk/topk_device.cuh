@@ -81,5 +81,9 @@ template <typename T>
 Status radix_select(const TopkProblem& p, cudaStream_t stream);
 template <typename T>
 Status warp_select(const TopkProblem& p, cudaStream_t stream);
+template <typename T>
+Status split_select(const TopkProblem& p, cudaStream_t stream);
+// Whether the GPU takes split_select's cooperative launch.
+bool split_select_available();
 
 }  // namespace samebits::kernels::topk_device

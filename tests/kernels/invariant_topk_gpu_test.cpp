@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "harness/device_choice.h"
 #include "kernels/topk/binding.h"
+#include "tests/kernels/expect_error.h"
 #include "tests/kernels/topk_inputs.h"
 #include "tests/kernels/topk_oracle.h"
 
@@ -68,6 +70,15 @@ std::vector<GpuTopkCase> cuda_cases() {
                           {70000, 9000}}) {
         out.push_back({kind, dtype, 5, n, k, "radix_select"});
       }
+      // split_select: one segment, a segment and one, several with a short last one, and the
+      // longest rows of issue 14's grid.
+      for (auto [n, k] : {std::pair<std::int64_t, std::int64_t>{4096, 2048},
+                          {4097, 4096},
+                          {16385, 64},
+                          {40000, 2048},
+                          {131072, 4096}}) {
+        out.push_back({kind, dtype, 3, n, k, "split_select"});
+      }
     }
   }
   return out;
@@ -100,14 +111,65 @@ TEST_P(CudaTopkBatchTest, RowAloneEqualsRowInBatch) {
   }
 }
 INSTANTIATE_TEST_SUITE_P(Algorithms, CudaTopkBatchTest,
-                         ::testing::Values("warp_select", "radix_select"));
+                         ::testing::Values("warp_select", "radix_select", "split_select"));
+
+// split_select over packed rows of lengths around its segment and k (empty, shorter than k, one
+// element past a segment): the twin's selection, and each row alone gives its row in the batch.
+// Control: radix_select on the same rows, the same words.
+TEST(CudaTopkSplit, PackedRowsOfAnyLengthAloneOrInBatch) {
+  SAMEBITS_REQUIRE_CUDA();
+  const std::int64_t k = 2048;
+  const std::vector<std::int64_t> lengths = {0,    1,    100,  2047,  2048,  2049,  4095,
+                                             4096, 4097, 8192, 16384, 16385, 40000, 70001};
+  std::vector<std::int64_t> starts = {0};
+  for (std::int64_t n : lengths) starts.push_back(starts.back() + n);
+  const at::Tensor offsets = at::tensor(starts, at::kLong);
+  const std::int64_t longest = 70001;
+  for (const char* kind : {"ties", "specials", "constant"}) {
+    const at::Tensor values = topk_input(kind, 1, starts.back(), 29).view(-1);
+    auto [twin_values, twin_indices] = invariant_topk_varlen(values, offsets, k, longest);
+    auto [split_values, split_indices] =
+        invariant_topk_varlen(values.cuda(), offsets.cuda(), k, longest, "split_select");
+    auto [radix_values, radix_indices] =
+        invariant_topk_varlen(values.cuda(), offsets.cuda(), k, longest, "radix_select");
+    EXPECT_TRUE(same_selection(twin_values, twin_indices, split_values, split_indices)) << kind;
+    EXPECT_TRUE(same_selection(radix_values, radix_indices, split_values, split_indices)) << kind;
+    for (std::size_t r = 0; r < lengths.size(); ++r) {
+      const at::Tensor alone = at::tensor({std::int64_t{0}, lengths[r]}, at::kLong);
+      auto [v, i] = invariant_topk_varlen(values.narrow(0, starts[r], lengths[r]).cuda(),
+                                          alone.cuda(), k, longest, "split_select");
+      EXPECT_TRUE(same_selection(split_values[r], split_indices[r], v[0], i[0]))
+          << kind << ": row " << r << " of length " << lengths[r];
+    }
+  }
+}
+
+// "auto" takes split_select for a few rows longer than kSplitSelectAbove (8 here) and radix_select
+// for many (40): the same selection either way, and a row alone gives its row in the batch.
+TEST(CudaTopkSplit, AutoAgreesAcrossTheSwitch) {
+  SAMEBITS_REQUIRE_CUDA();
+  const at::Tensor x = topk_input("ties", 40, 70001, 31).cuda();
+  auto [many_values, many_indices] = invariant_topk(x, 2048);                 // radix_select
+  auto [few_values, few_indices] = invariant_topk(x.narrow(0, 32, 8), 2048);  // split_select
+  EXPECT_TRUE(same_selection(many_values.narrow(0, 32, 8), many_indices.narrow(0, 32, 8),
+                             few_values, few_indices));
+  auto [one_values, one_indices] = invariant_topk(x.narrow(0, 39, 1), 2048);
+  EXPECT_TRUE(same_selection(many_values[39], many_indices[39], one_values[0], one_indices[0]));
+}
+
+// split_select beyond its limits names them.
+TEST(CudaTopkSplit, LimitsNamed) {
+  SAMEBITS_REQUIRE_CUDA();
+  const at::Tensor x = at::zeros({2, 10000}, at::TensorOptions().device(at::kCUDA));
+  expect_error([&] { invariant_topk(x, 5000, "split_select"); }, "split_select takes k <= 4096");
+}
 
 // A misaligned, strided view (row stride N + 1, storage offset 1) selects as its copy does.
 TEST(CudaTopkLayouts, OffsetStridedRows) {
   SAMEBITS_REQUIRE_CUDA();
   const at::Tensor wide = topk_input("ties", 16, 2049, 23).cuda();
   const at::Tensor view = wide.narrow(1, 1, 2048);
-  for (const char* algorithm : {"warp_select", "radix_select"}) {
+  for (const char* algorithm : {"warp_select", "radix_select", "split_select"}) {
     auto [values, indices] = invariant_topk(view, 32, algorithm);
     auto [copy_values, copy_indices] = invariant_topk(view.contiguous(), 32, algorithm);
     EXPECT_TRUE(same_selection(copy_values, copy_indices, values, indices)) << algorithm;

@@ -123,8 +123,13 @@ TEST(TopkErrors, NameTheLimit) {
   const at::Tensor x = at::zeros({2, 100});
   expect_error([&] { invariant_topk(x, 101); }, "k must be in [1, 100]");
   expect_error([&] { invariant_topk(x, 64, "warp_select"); }, "warp_select takes k <= 32");
+  expect_error(
+      [&] {
+        invariant_topk(at::zeros({1, 10000}), 5000, "split_select");
+      },
+      "split_select takes k <= 4096");
   expect_error([&] { invariant_topk(x, 4, "bitonic"); },
-               "accepted: auto, radix_select, warp_select");
+               "accepted: auto, radix_select, warp_select, split_select");
   expect_error([&] { invariant_topk(at::zeros({4}, at::kDouble), 2); },
                "takes float32, float16 or bfloat16");
 }
