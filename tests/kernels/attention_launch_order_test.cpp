@@ -57,7 +57,9 @@ TEST_P(LaunchOrder, SectionsRunLongestTilesFirst) {
     const bool same_section = previous_pair >= 0 && pair / l.section == previous_pair / l.section;
     // The first section may be short (the remainder) but holds pairs of one section number
     // counted from the end; tiles never rise inside a section.
-    if (same_section) EXPECT_LE(p.tile, previous_tile) << "block " << i;
+    if (same_section) {
+      EXPECT_LE(p.tile, previous_tile) << "block " << i;
+    }
     previous_tile = p.tile;
     previous_pair = pair;
   }
