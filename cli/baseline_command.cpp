@@ -1,11 +1,12 @@
 // `samebits baseline write REPORT... -o BASELINE`: records what one platform did (its fingerprint,
 // every check's outcome, every case's digests, and from several runs the cases whose bits vary)
-// so later runs can gate on it or notice drift.
+// so later runs can gate on it or notice drift. `baseline update` records a subset run over one.
 #include <fmt/format.h>
 
 #include <set>
 
 #include "cli/commands.h"
+#include "contracts/baseline.h"
 #include "contracts/contract_error.h"
 #include "reports/atomic_file.h"
 #include "reports/baseline_writer.h"
@@ -17,19 +18,60 @@ namespace samebits {
 namespace {
 
 struct BaselineOptions {
+  std::string from;  // update: the baseline to start from
   std::vector<std::string> reports;
   std::string out;
   std::string name;
   bool outcomes_only = false;
 };
 
-int write_baseline(const BaselineOptions& o) {
-  if (o.out.size() > 3 && o.out.compare(o.out.size() - 3, 3, ".gz") == 0) {
+void refuse_gz(const std::string& out, const char* command) {
+  if (out.size() > 3 && out.compare(out.size() - 3, 3, ".gz") == 0) {
     throw ContractError(
-        fmt::format("-o {}: baseline write writes plain JSON; name a .json file and "
+        fmt::format("-o {}: baseline {} writes plain JSON; name a .json file and "
                     "gzip it afterwards if you like (samebits reads .json.gz)",
-                    o.out));
+                    out, command));
   }
+}
+
+int write_file(const std::string& out, const Baseline& baseline) {
+  try {
+    write_file_atomically(out, render_baseline(baseline_to_json(baseline)));
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "samebits: the baseline was not written: {}\n", e.what());
+    return kExitInfrastructure;
+  }
+  return kExitAsExpected;
+}
+
+// The first report replaces what the baseline held for its checks and cases; more reports of the
+// same run add the digests of its cases that vary, as for `write`.
+int update_baseline(const BaselineOptions& o) {
+  refuse_gz(o.out, "update");
+  Baseline baseline = load_baseline_file(o.from);
+  const std::size_t checks_before = baseline.checks.size(), cases_before = baseline.cases.size();
+  const Report report = read_report_file(o.reports.front());
+  const std::vector<std::string> changed = replace_from(baseline, report, o.reports.front());
+  std::set<std::string> varied;
+  for (std::size_t i = 1; i < o.reports.size(); ++i) {
+    for (auto& id : add_run(baseline, read_report_file(o.reports[i]), o.reports[i]))
+      varied.insert(std::move(id));
+  }
+  for (const auto& path : o.reports) baseline.recorded["updated_from"].push_back(path);
+  if (const int code = write_file(o.out, baseline); code != kExitAsExpected) return code;
+  fmt::print(
+      "baseline {} updated from {} report(s): {} cases with other bits or verdict, {} new, {} in "
+      "all; {} checks ({} new): {}\n",
+      baseline.name, o.reports.size(), changed.size(), baseline.cases.size() - cases_before,
+      baseline.cases.size(), baseline.checks.size(), baseline.checks.size() - checks_before, o.out);
+  for (const auto& id : changed) fmt::print("  {}\n", id);
+  if (!varied.empty())
+    fmt::print("{} of them gave other bits in another run (kept as also_seen)\n", varied.size());
+  return kExitAsExpected;
+}
+
+int write_baseline(const BaselineOptions& o) {
+  refuse_gz(o.out, "write");
   const Report report = read_report_file(o.reports.front());
   Baseline baseline = baseline_of(report, o.name);
   baseline.recorded =
@@ -43,12 +85,7 @@ int write_baseline(const BaselineOptions& o) {
     baseline.recorded["also_from"].push_back(o.reports[i]);
   }
   if (o.outcomes_only) baseline.cases.clear();
-  try {
-    write_file_atomically(o.out, render_baseline(baseline_to_json(baseline)));
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "samebits: the baseline was not written: {}\n", e.what());
-    return kExitInfrastructure;
-  }
+  if (const int code = write_file(o.out, baseline); code != kExitAsExpected) return code;
   fmt::print("baseline {} ({}; {} checks{}): {}\n", o.name, baseline.platform.describe(),
              baseline.checks.size(),
              o.outcomes_only ? "" : fmt::format(", {} cases", baseline.cases.size()), o.out);
@@ -93,6 +130,19 @@ std::shared_ptr<int> setup_baseline_command(CLI::App& app) {
     }
     *code = write_baseline(options);
   });
+  auto* update = cmd->add_subcommand(
+      "update",
+      "Record REPORT (a run of some of the baseline's checks and cases, e.g. with --filter after "
+      "a kernel change) over BASELINE: its checks' outcomes and its cases' digests replace "
+      "those recorded, everything else stays; more reports of the same run add the digests of "
+      "cases whose bits vary");
+  update->add_option("baseline", o->from, "the baseline to start from (.json or .json.gz)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  update->add_option("reports", o->reports, "samebits reports (JSON) of the baseline's platform")
+      ->required();
+  update->add_option("-o,--out", o->out, "where to write the updated baseline")->required();
+  update->callback([o, code] { *code = update_baseline(*o); });
   return code;
 }
 

@@ -92,6 +92,32 @@ std::vector<std::string> add_run(Baseline& baseline, const Report& report,
   return varied;
 }
 
+std::vector<std::string> replace_from(Baseline& baseline, const Report& report,
+                                      const std::string& report_name) {
+  const auto diffs = differences(baseline.platform, fingerprint_of_environment(report.environment));
+  if (!diffs.empty()) {
+    throw ContractError(
+        fmt::format("{}: ran on another platform than the baseline ({}); a "
+                    "baseline records one platform",
+                    report_name, fmt::join(diffs, "; ")));
+  }
+  for (const auto& g : report.checks) {
+    if (decided(g.observed))
+      baseline.checks[check_key(g.contract, g.check, g.impl)] = as_outcome(g.observed);
+  }
+  std::vector<std::string> changed;
+  for (const auto& c : report.cases) {
+    if (!decided(c.verdict)) continue;
+    CaseRecord fresh{as_outcome(c.verdict), digests_of(c), {}};
+    const auto it = baseline.cases.find(c.id);
+    if (it == baseline.cases.end() || it->second.verdict != fresh.verdict ||
+        !same_digests(it->second.outputs, fresh.outputs))
+      changed.push_back(c.id);
+    baseline.cases[c.id] = std::move(fresh);
+  }
+  return changed;
+}
+
 RunComparison compare_runs(const Baseline& before, const Report& after, const std::string& name) {
   RunComparison out;
   out.before = before.name;

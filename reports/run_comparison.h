@@ -60,6 +60,14 @@ Baseline baseline_of(const Report& report, const std::string& name);
 std::vector<std::string> add_run(Baseline& baseline, const Report& report,
                                  const std::string& report_name);
 
+// Records `report` over what `baseline` held for the checks and cases it ran: their verdicts and
+// digests replace the old ones (and the other digests seen for them are dropped); every other
+// check and case stays. For a run of a subset (`run --filter`) after a kernel change. Returns the
+// ids of the cases whose digests or verdict changed. Throws ContractError if the report ran on
+// another platform.
+std::vector<std::string> replace_from(Baseline& baseline, const Report& report,
+                                      const std::string& report_name);
+
 // `after` is judged whole unless its checks say they ran a subset (CheckResult::cases < planned).
 RunComparison compare_runs(const Baseline& before, const Report& after, const std::string& name);
 

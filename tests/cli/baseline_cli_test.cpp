@@ -193,6 +193,55 @@ TEST_F(BaselineCli, RunsOfAnotherPlatformOrVerdictAreRefused) {
   EXPECT_FALSE(fs::exists(dir / "b.json"));
 }
 
+// `baseline update`: a run of a subset (after a kernel change, say) replaces the digests of the
+// cases it ran and keeps every other case's; a report of another platform is refused.
+TEST_F(BaselineCli, UpdateRecordsASubsetRunAndKeepsTheRest) {
+  const Result run = samebits(run_args(contract) + " --seed 7 --filter 'N=300'");
+  ASSERT_EQ(run.exit_code, 0) << explain(run);
+  fs::copy_file(report, dir / "subset.json");
+  const Json subset = Json::parse(read_text(dir / "subset.json"));
+  const auto old_digests = digests(first), new_digests = digests(subset);
+  ASSERT_FALSE(new_digests.empty());
+  const fs::path updated = dir / "updated.json";
+  const Result r = samebits("baseline update " + quoted(baseline) + " " +
+                            quoted(dir / "subset.json") + " -o " + quoted(updated));
+  ASSERT_EQ(r.exit_code, 0) << explain(r);
+  const Json b = Json::parse(read_text(updated));
+  ASSERT_EQ(b["cases"].size(), first["cases"].size());
+  EXPECT_EQ(b["checks"].size(), first["checks"].size());
+  EXPECT_EQ(b["name"], "here");
+  int replaced = 0;
+  for (const auto& c : first["cases"]) {
+    const std::string id = c["id"];
+    const std::string recorded = b["cases"][id]["outputs"][0][1];
+    const bool ran = new_digests.count(id) > 0;
+    const Json& source = ran ? subset : first;
+    for (const auto& s : source["cases"]) {
+      if (s["id"] == id) {
+        EXPECT_EQ(recorded, s["outputs"][0]["baseline_sha256"]) << id;
+      }
+    }
+    if (ran) {
+      ++replaced;
+      EXPECT_NE(old_digests.at(id), new_digests.at(id)) << id << ": the seed changed nothing";
+      EXPECT_NE(r.out.find(id), std::string::npos) << id << " not listed:\n" << r.out;
+    }
+  }
+  EXPECT_EQ(replaced, static_cast<int>(new_digests.size()));
+  EXPECT_LT(replaced, static_cast<int>(first["cases"].size()));
+
+  Json other = subset;
+  other["environment"]["torch"]["version"] = "2.10.0";
+  write_text(dir / "other.json", other.dump());
+  const Result refused = samebits("baseline update " + quoted(baseline) + " " +
+                                  quoted(dir / "other.json") + " -o " + quoted(dir / "o.json"));
+  EXPECT_EQ(refused.exit_code, 2) << explain(refused);
+  EXPECT_NE(refused.err.find("ran on another platform than the baseline (torch: "),
+            std::string::npos)
+      << refused.err;
+  EXPECT_FALSE(fs::exists(dir / "o.json"));
+}
+
 // Baselines can be kept gzipped (reports/baselines/*.json.gz); writing one asks for plain JSON.
 TEST_F(BaselineCli, AGzippedBaselineReadsTheSame) {
   ASSERT_EQ(std::system(("gzip -k '" + baseline.string() + "'").c_str()), 0);
