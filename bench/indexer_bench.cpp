@@ -1,6 +1,9 @@
 // Indexer rows: torch.ops.samebits.indexer (one call for all items) against the seed's per-item
-// ATen loop (matmul, relu, * w, sum(0), topk per item), 64 heads, d = 128, L 4096..8192, K 2048.
+// ATen loop (matmul, relu, * w, sum(0), topk per item), 64 heads, d = 128, L 4096..8192 (and one
+// item of 131072), K 2048.
 #include <fmt/format.h>
+
+#include <string>
 
 #include "bench/bench_rows.h"
 #include "harness/ops/indexer_pipelines.h"
@@ -9,11 +12,12 @@
 namespace samebits::bench {
 namespace {
 
-Row indexer_row(std::int64_t batch, at::ScalarType dtype, int reps) {
-  const std::int64_t heads = 64, head_dim = 128, k = 2048, longest = 8192;
+Row indexer_row(std::int64_t batch, at::ScalarType dtype, int reps, std::int64_t shortest = 4096,
+                std::int64_t longest = 8192) {
+  const std::int64_t heads = 64, head_dim = 128, k = 2048;
   at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(100 + batch);
   const at::Tensor lengths =
-      at::randint(4096, longest + 1, {batch}, gen, at::TensorOptions().dtype(at::kLong));
+      at::randint(shortest, longest + 1, {batch}, gen, at::TensorOptions().dtype(at::kLong));
   const at::Tensor offsets = at::cat({at::zeros({1}, at::kLong), lengths.cumsum(0)});
   const std::int64_t total = offsets[-1].item<std::int64_t>();
   const auto cuda = at::device(at::kCUDA);
@@ -40,7 +44,11 @@ Row indexer_row(std::int64_t batch, at::ScalarType dtype, int reps) {
   }
   const at::Tensor d_offsets = offsets.cuda();
   IndexerOutputs out;
-  Row row("indexer", fmt::format("B={} {}", batch, dtype == at::kBFloat16 ? "bf16" : "fp8 e4m3"),
+  const std::string span = shortest == 4096 && longest == 8192
+                               ? std::string()
+                               : fmt::format(" L {}..{}", shortest, longest);
+  Row row("indexer",
+          fmt::format("B={}{} {}", batch, span, dtype == at::kBFloat16 ? "bf16" : "fp8 e4m3"),
           "per-item aten loop (bf16)");
   row.baseline_us = median_us([&] { indexer_loop(items, k); }, reps);
   row.samebits_us = median_us(
@@ -82,6 +90,10 @@ std::vector<Row> indexer_rows(int reps) {
   std::vector<Row> rows;
   for (std::int64_t batch : {4, 8, 16, 31}) rows.push_back(indexer_row(batch, at::kBFloat16, reps));
   for (std::int64_t batch : {4, 31}) rows.push_back(indexer_row(batch, at::kFloat8_e4m3fn, reps));
+  // Issue 14: one long item (the decode of a 128k context), at least 10x over the loop.
+  Row long_item = indexer_row(1, at::kBFloat16, reps, 131072, 131072);
+  long_item.target = 10.0;
+  rows.push_back(long_item);
   return rows;
 }
 

@@ -115,6 +115,15 @@ IndexerOutputs invariant_indexer(const at::Tensor& q_in, const at::Tensor& keys_
   p.top_indices = out.top_indices.mutable_data_ptr<std::int64_t>();
   if (q.is_cuda()) {
     const c10::cuda::CUDAGuard guard(q.device());
+    // The top-k's split_select workspace where "auto" would take it (few long items).
+    at::Tensor topk_workspace;
+    const kernels::TopkProblem top = kernels::indexer_topk_problem(p);
+    if (kernels::topk_prefers_split(top)) {
+      const std::int64_t bytes = kernels::topk_split_workspace_bytes(top);
+      topk_workspace = at::empty({bytes}, keys.options().dtype(at::kByte));
+      p.topk_workspace = topk_workspace.mutable_data_ptr();
+      p.topk_workspace_bytes = bytes;
+    }
     check_kernel_status(kernels::invariant_indexer_cuda(p, at::cuda::getCurrentCUDAStream()),
                         "indexer");
   } else {

@@ -41,6 +41,10 @@ struct IndexerProblem {
   float* scores = nullptr;
   float* top_values = nullptr;
   std::int64_t* top_indices = nullptr;
+  // CUDA only, optional: the top-k's split_select workspace (topk_split_workspace_bytes of
+  // indexer_topk_problem(p)), which lets the top-k spread a few long items over many blocks.
+  void* topk_workspace = nullptr;
+  std::int64_t topk_workspace_bytes = 0;
 };
 
 // Whether the shapes are ones both paths take (the limits above, at most 65535 items, rows no

@@ -75,6 +75,8 @@ TopkProblem indexer_topk_problem(const IndexerProblem& p) {
   top.k = p.k;
   top.out_values = p.top_values;
   top.out_indices = p.top_indices;
+  top.workspace = p.topk_workspace;
+  top.workspace_bytes = p.topk_workspace_bytes;
   return top;
 }
 

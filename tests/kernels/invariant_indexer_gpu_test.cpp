@@ -73,7 +73,9 @@ INSTANTIATE_TEST_SUITE_P(
                       IndexerCase{at::kBFloat16, 16, 64, 16, {100, 3000}, 0.3},
                       IndexerCase{at::kBFloat16, 32, 256, 100, {700}, 0.0},
                       IndexerCase{at::kFloat8_e4m3fn, 64, 128, 2048, {4096, 6000}, 0.0},
-                      IndexerCase{at::kFloat8_e4m3fn, 8, 32, 32, {10, 1000}, 0.5}),
+                      IndexerCase{at::kFloat8_e4m3fn, 8, 32, 32, {10, 1000}, 0.5},
+                      // items past kSplitSelectAbove: the top-k runs split_select
+                      IndexerCase{at::kBFloat16, 8, 64, 2048, {131072, 70001, 100}, 0.3}),
     case_name);
 
 // Each of 31 items of lengths 4096..8192 computed in one call gives the bits of the same item
