@@ -38,6 +38,19 @@ bool same_digests(const std::vector<OutputDigests>& a, const std::vector<OutputD
   return true;
 }
 
+// A baseline records one platform: a report of another is refused, naming what differs from
+// `against` (the first report, or the baseline).
+void require_platform(const Baseline& baseline, const Report& report,
+                      const std::string& report_name, const char* against) {
+  const auto diffs = differences(baseline.platform, fingerprint_of_environment(report.environment));
+  if (!diffs.empty()) {
+    throw ContractError(
+        fmt::format("{}: ran on another platform than {} ({}); a baseline records "
+                    "one platform",
+                    report_name, against, fmt::join(diffs, "; ")));
+  }
+}
+
 }  // namespace
 
 Baseline baseline_of(const Report& report, const std::string& name) {
@@ -58,13 +71,7 @@ Baseline baseline_of(const Report& report, const std::string& name) {
 
 std::vector<std::string> add_run(Baseline& baseline, const Report& report,
                                  const std::string& report_name) {
-  const auto diffs = differences(baseline.platform, fingerprint_of_environment(report.environment));
-  if (!diffs.empty()) {
-    throw ContractError(
-        fmt::format("{}: ran on another platform than the first report ({}); a "
-                    "baseline records one platform",
-                    report_name, fmt::join(diffs, "; ")));
-  }
+  require_platform(baseline, report, report_name, "the first report");
   for (const auto& g : report.checks) {
     if (!decided(g.observed)) continue;
     const std::string key = check_key(g.contract, g.check, g.impl);
@@ -94,13 +101,7 @@ std::vector<std::string> add_run(Baseline& baseline, const Report& report,
 
 std::vector<std::string> replace_from(Baseline& baseline, const Report& report,
                                       const std::string& report_name) {
-  const auto diffs = differences(baseline.platform, fingerprint_of_environment(report.environment));
-  if (!diffs.empty()) {
-    throw ContractError(
-        fmt::format("{}: ran on another platform than the baseline ({}); a "
-                    "baseline records one platform",
-                    report_name, fmt::join(diffs, "; ")));
-  }
+  require_platform(baseline, report, report_name, "the baseline");
   for (const auto& g : report.checks) {
     if (decided(g.observed))
       baseline.checks[check_key(g.contract, g.check, g.impl)] = as_outcome(g.observed);
