@@ -10,6 +10,9 @@
 
 #include <algorithm>
 #include <cub/block/block_scan.cuh>
+#include <map>
+#include <mutex>
+#include <utility>
 
 #include "kernels/topk/bitonic_words.cuh"
 #include "kernels/topk/topk_device.cuh"
@@ -45,7 +48,8 @@ struct Workspace {
   std::int64_t rows, segments_per_row;
 };
 
-std::int64_t segments_of(std::int64_t length) {
+// A row's segments (an empty row has one, empty, so that its state is settled too).
+__host__ __device__ std::int64_t segments_of(std::int64_t length) {
   return length <= kSplitSegment ? 1 : (length + kSplitSegment - 1) / kSplitSegment;
 }
 
@@ -64,10 +68,6 @@ Workspace workspace_of(const TopkProblem& p) {
   w.words = reinterpret_cast<unsigned long long*>(
       base + cleared_bytes(p.rows) + p.rows * w.segments_per_row * kBins * sizeof(unsigned int));
   return w;
-}
-
-__device__ __forceinline__ std::int64_t row_segments(std::int64_t length) {
-  return length <= kSplitSegment ? 1 : (length + kSplitSegment - 1) / kSplitSegment;
 }
 
 // A thread's keys of a segment: element tid + i * kThreads for i < kItems (kNoElement past the
@@ -101,7 +101,7 @@ __device__ __forceinline__ bool segment_of(const Rows& rows, const Workspace& w,
   s.r = item / w.segments_per_row;
   s.index = item % w.segments_per_row;
   s.length = rows.size(s.r);
-  if (s.index >= row_segments(s.length)) return false;
+  if (s.index >= segments_of(s.length)) return false;
   s.begin = s.index * kSplitSegment;
   s.n = static_cast<int>(min(s.length - s.begin, kSplitSegment));
   return true;
@@ -300,6 +300,25 @@ bool split_select_available() {
          cooperative != 0;
 }
 
+// How many blocks of `kernel` (with `smem` bytes for a sort of sort_n words) the current GPU holds
+// at once; 0 on a CUDA error. Asked once per device and sort size, not on every call (a decode
+// loop calls the top-k once per step).
+template <typename Kernel>
+int resident_blocks(Kernel kernel, std::uint32_t sort_n, std::size_t smem) {
+  static std::mutex mutex;
+  static std::map<std::pair<int, std::uint32_t>, int> known;
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) return 0;
+  const std::lock_guard<std::mutex> lock(mutex);
+  const auto at = known.find({device, sort_n});
+  if (at != known.end()) return at->second;
+  int sms = 0, per_sm = 0;
+  if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, smem) != cudaSuccess)
+    return 0;
+  return known[{device, sort_n}] = sms * per_sm;
+}
+
 template <typename T>
 Status split_select(const TopkProblem& p, cudaStream_t stream) {
   Workspace w = workspace_of(p);
@@ -314,16 +333,10 @@ Status split_select(const TopkProblem& p, cudaStream_t stream) {
     return Status::cuda_error;
   // As many blocks as fit at once on the GPU (a cooperative launch's limit), no more than the
   // segments need.
-  int device = 0, sms = 0, per_sm = 0;
-  if (cudaGetDevice(&device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, smem) !=
-          cudaSuccess ||
-      per_sm < 1)
-    return Status::cuda_error;
+  const int resident = resident_blocks(kernel, sort_n, smem);
+  if (resident < 1) return Status::cuda_error;
   const std::int64_t items = p.rows * w.segments_per_row;
-  const auto blocks =
-      static_cast<unsigned>(std::min<std::int64_t>(items, std::int64_t{sms} * per_sm));
+  const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(items, resident));
   auto* out_values = static_cast<T*>(p.out_values);
   std::int64_t* out_indices = p.out_indices;
   std::int64_t k = p.k;
