@@ -1,6 +1,6 @@
 // The CUDA entry points of the invariant reduction: check the problem, choose among the kernels
-// (chunk_sums.cu, row_sums.cu, short_rows.cu, column_sums.cu, long_columns.cu), switch on dtype
-// once.
+// (chunk_sums.cu, row_sums.cu, wide_rows.cu, medium_rows.cu, short_rows.cu, column_sums.cu,
+// short_columns.cu, long_columns.cu), switch on dtype once.
 #include <algorithm>
 
 #include "kernels/reduce/invariant_reduce.h"
@@ -18,16 +18,24 @@ bool one_warp_per_row(std::int64_t c, std::int64_t reductions) {
   return c == 1 || (c <= kRowChunks && reductions >= kRowsForRowKernel);
 }
 
+// Fewer rows of more than one step (1024 elements) and at most four chunks: a block per row, a
+// thread per lane (wide_rows.cu); one warp per row would leave most of the GPU idle, and chunk
+// sums through the workspace cost a second launch.
+bool one_block_per_row(std::int64_t max_n, std::int64_t reductions) {
+  return max_n > kStepSpan && chunks(max_n) <= kRowChunks && reductions < kRowsForRowKernel;
+}
+
 // Floats of workspace for `reductions` rows of up to n elements: the first pass's chunk sums and,
 // beside them, the next pass's (passes alternate between the two halves).
 std::size_t workspace_floats(std::int64_t reductions, std::int64_t n) {
   const std::int64_t c = chunks(n);
-  if (one_warp_per_row(c, reductions)) return 0;
+  if (one_warp_per_row(c, reductions) || one_block_per_row(n, reductions)) return 0;
   return 2 * static_cast<std::size_t>(reductions) * static_cast<std::size_t>(c);
 }
 
-// Reductions side by side in memory: read a row's adjacent reductions together (short ones in
-// registers, column_sums.cu; longer ones by chunks, long_columns.cu).
+// Reductions side by side in memory: read a row's adjacent reductions together (up to 128 rows in
+// registers, column_sums.cu; up to 1024 a thread per lane slot, short_columns.cu; longer ones by
+// chunks, long_columns.cu).
 bool column_layout(const ReduceProblem& p) {
   return p.inner > 1 && p.stride_inner == 1;
 }
@@ -35,7 +43,7 @@ bool column_layout(const ReduceProblem& p) {
 // Floats of workspace for long columns: the chunk remnants, then (more than one chunk) the passes'
 // two halves.
 std::size_t long_column_floats(std::int64_t reductions, std::int64_t n) {
-  if (n <= kShortMax) return 0;
+  if (n <= kShortColumnMax) return 0;
   const std::int64_t c = chunks(n);
   return long_column_remnant_floats(reductions, n) +
          (c > 1 ? 2 * static_cast<std::size_t>(reductions) * static_cast<std::size_t>(c) : 0);
@@ -92,11 +100,16 @@ Status sum_chunk_sums(float* const (&halves)[2], std::int64_t reductions, std::i
   }
 }
 
-// Short rows by warps; otherwise chunk sums, then sum_chunk_sums.
+// Short rows by warps; few rows of more than one step by blocks; other rows up to 1024 elements
+// (16-bit: up to one chunk) a warp per few rows; rows of up to four chunks by a warp each when
+// they are many; otherwise chunk sums, then sum_chunk_sums.
 template <typename T>
 Status run_rows(const T* x, Source src, std::int64_t max_n, std::int64_t reductions, Sink sink,
                 float* workspace, std::size_t workspace_bytes, cudaStream_t stream) {
   if (max_n <= kShortMax) return short_rows<T>(x, src, reductions, sink, stream);
+  if (one_block_per_row(max_n, reductions))
+    return wide_rows<T>(x, src, reductions, max_n, sink, stream);
+  if (max_n <= kMediumRowMax<T>) return medium_rows<T>(x, src, reductions, max_n, sink, stream);
   const std::int64_t c = chunks(max_n);
   if (one_warp_per_row(c, reductions))
     return row_sums<T>(x, src, reductions, c, max_n, sink, stream);
@@ -109,12 +122,13 @@ Status run_rows(const T* x, Source src, std::int64_t max_n, std::int64_t reducti
   return sum_chunk_sums(halves, reductions, c, sink, stream);
 }
 
-// Columns: short ones in registers; long ones by chunk remnants, then (several chunks)
-// sum_chunk_sums.
+// Columns: up to 128 rows in registers, up to 1024 a thread per lane slot; longer ones by chunk
+// remnants, then (several chunks) sum_chunk_sums.
 template <typename T>
 Status run_columns(const T* x, Source src, std::int64_t outer, std::int64_t reductions, Sink sink,
                    float* workspace, std::size_t workspace_bytes, cudaStream_t stream) {
   if (src.n <= kShortMax) return column_sums<T>(x, src, outer, sink, stream);
+  if (src.n <= kShortColumnMax) return short_columns<T>(x, src, outer, sink, stream);
   if (workspace_bytes < long_column_floats(reductions, src.n) * sizeof(float))
     return Status::workspace_too_small;
   const std::int64_t c = chunks(src.n);

@@ -1,4 +1,4 @@
-// long_column_kernel: column sums longer than the column kernel takes (n > 128), read up to 512
+// long_column_kernel: column sums longer than one step (n > 1024, short_columns.cu below), 128
 // bytes of a row at a time; each block sums the lanes of one residue mod 8 of a chunk, a second
 // launch the 8.
 #include "kernels/reduce/reduce_device.cuh"
@@ -8,38 +8,30 @@ namespace {
 
 // The order's tree pairs lane t with t + s, so lanes of one residue mod 8 meet only each other at
 // levels 128..8, and levels 4, 2, 1 combine the residues' 8 sums (lanes 0..7). A block holds the
-// lanes t = b + 8 i (i < Slots) of one chunk and one residue b, for 256 / Slots groups of
+// lanes t = b + 8 i (i < kSlots) of one chunk and one residue b, for kWidth groups of
 // kColumns<T> adjacent reductions: thread (i, g) is lane t of group g, its rows 1024 k + 4 t + j
 // read as 16-byte words (a warp's load reads whole 128-byte lines of a row). The tree's levels
 // down to 8 run in shared memory; the block writes lane b's value per reduction as a remnant, and
 // finish_kernel applies levels 4, 2, 1 to a chunk's 8 remnants. More blocks than one per chunk
-// keep the GPU busy when the columns are few and the rows many. Columns of at most 256 or 512
-// rows leave the lanes from t = 64 or 128 on empty (+0.0, which changes no sum): their blocks hold
-// 8 or 16 slots, read step k = 0 only, and are 32 or 16 groups wide.
+// keep the GPU busy when the columns are few and the rows many.
 constexpr int kResidues = 8;
-constexpr int kMaxSlots = kLanes / kResidues;  // 32 lanes of a residue
+constexpr int kSlots = kLanes / kResidues;  // 32 lanes of a residue
 constexpr int kLongThreads = 256;
 constexpr int kFinishThreads = 256;
-template <int Slots>
-constexpr int kWidth = kLongThreads / Slots;  // groups per block: 128, 256 or 512 bytes of a row
+constexpr int kWidth = kLongThreads / kSlots;  // groups per block: 128 bytes of a row
 
-// The slots a column of n rows needs: lanes t < ceil(n / 4), i.e. i < ceil(n / 32).
-int slots_for(std::int64_t n) {
-  return n <= 8 * 32 ? 8 : n <= 16 * 32 ? 16 : kMaxSlots;
-}
-
-// Lane t of a group's chunk: rows p = 1024 k + 4 t + j < len (k < Steps) added in order k, then j.
+// Lane t of a group's chunk: rows p = 1024 k + 4 t + j < len (k < 4) added in order k, then j.
 // Vector: the 16 words are read before the adds (a row past len reads as +0.0, which leaves the
 // lane's bits alone); otherwise scalar reads of the `count` columns present.
-template <typename T, int Steps>
+template <typename T>
 __device__ __forceinline__ void lane_columns(const T* base, std::int64_t stride, std::int64_t len,
                                              int count, bool vector, int t,
                                              float (&acc)[kColumns<T>]) {
   constexpr int C = kColumns<T>;
   if (vector) {
-    ColumnWord<T> rows[Steps][kVector];
+    ColumnWord<T> rows[kSteps][kVector];
 #pragma unroll
-    for (int k = 0; k < Steps; ++k) {
+    for (int k = 0; k < kSteps; ++k) {
 #pragma unroll
       for (int j = 0; j < kVector; ++j) {
         const std::int64_t p = std::int64_t{k} * kStepSpan + kVector * t + j;
@@ -48,7 +40,7 @@ __device__ __forceinline__ void lane_columns(const T* base, std::int64_t stride,
       }
     }
 #pragma unroll
-    for (int k = 0; k < Steps; ++k) {
+    for (int k = 0; k < kSteps; ++k) {
 #pragma unroll
       for (int j = 0; j < kVector; ++j) {
         float v[C];
@@ -60,7 +52,7 @@ __device__ __forceinline__ void lane_columns(const T* base, std::int64_t stride,
     return;
   }
 #pragma unroll
-  for (int k = 0; k < Steps; ++k) {
+  for (int k = 0; k < kSteps; ++k) {
 #pragma unroll
     for (int j = 0; j < kVector; ++j) {
       const std::int64_t p = std::int64_t{k} * kStepSpan + kVector * t + j;
@@ -73,16 +65,15 @@ __device__ __forceinline__ void lane_columns(const T* base, std::int64_t stride,
   }
 }
 
-// Block (o, w, c, b), b fastest: outer index o, groups w W .. w W + W - 1 of it (W =
-// kWidth<Slots>), chunk c, residue b. The remnant of reduction r, chunk c, residue b goes to
+// Block (o, w, c, b), b fastest: outer index o, groups w W .. w W + W - 1 of it (W = kWidth),
+// chunk c, residue b. The remnant of reduction r, chunk c, residue b goes to
 // remnants[(r * chunks + c) * 8 + b].
-template <typename T, int Slots>
+template <typename T>
 __global__ void __launch_bounds__(kLongThreads)
     long_column_kernel(const T* x, Source src, std::int64_t groups_per_outer,
                        std::int64_t widths_per_outer, std::int64_t chunks, float* remnants) {
-  constexpr int C = kColumns<T>, W = kWidth<Slots>;
-  constexpr int Steps = Slots == kMaxSlots ? kSteps : 1;  // (n <= 512: rows of step 0 only)
-  __shared__ float tree[C][Slots][W];  // q-major: a warp's 32 threads hit 32 banks
+  constexpr int C = kColumns<T>, W = kWidth;
+  __shared__ float tree[C][kSlots][W];  // q-major: a warp's 32 threads hit 32 banks
   const int g = threadIdx.x % W, i = threadIdx.x / W;
   const std::int64_t block = blockIdx.x;
   const int b = static_cast<int>(block % kResidues);
@@ -99,14 +90,14 @@ __global__ void __launch_bounds__(kLongThreads)
     const T* base = x + ow.q * src.stride_outer + i0 + begin * src.stride_length;
     const bool vector = count == C && reinterpret_cast<std::uintptr_t>(base) % 16 == 0 &&
                         src.stride_length * static_cast<std::int64_t>(sizeof(T)) % 16 == 0;
-    lane_columns<T, Steps>(base, src.stride_length, len, count, vector, b + kResidues * i, acc);
+    lane_columns<T>(base, src.stride_length, len, count, vector, b + kResidues * i, acc);
   }
 #pragma unroll
   for (int q = 0; q < C; ++q) tree[q][i][g] = acc[q];
-    // Level s (128 .. 8): lane t = b + 8 i < s takes lane t + s, i.e. slot i < h = s / 8 takes slot
-    // i + h. The levels with h >= Slots take empty lanes and are skipped.
+    // Level s (128 .. 8): lane t = b + 8 i < s takes lane t + s, i.e. slot i < h = s / 8 takes
+    // slot i + h.
 #pragma unroll
-  for (int h = Slots / 2; h >= 1; h /= 2) {
+  for (int h = kSlots / 2; h >= 1; h /= 2) {
     __syncthreads();
     if (i < h) {
 #pragma unroll
@@ -143,14 +134,14 @@ __global__ void __launch_bounds__(kFinishThreads)
     partial[item] = v[0];
 }
 
-template <typename T, int Slots>
+template <typename T>
 Status launch_long_columns(const T* x, Source src, std::int64_t outer, float* remnants,
                            cudaStream_t stream) {
   const std::int64_t groups_per_outer = (src.inner + kColumns<T> - 1) / kColumns<T>;
-  const std::int64_t widths = (groups_per_outer + kWidth<Slots> - 1) / kWidth<Slots>;
+  const std::int64_t widths = (groups_per_outer + kWidth - 1) / kWidth;
   const std::int64_t blocks = outer * widths * chunks(src.n) * kResidues;
   if (blocks > kMaxBlocks) return Status::invalid_argument;
-  long_column_kernel<T, Slots><<<static_cast<unsigned>(blocks), kLongThreads, 0, stream>>>(
+  long_column_kernel<T><<<static_cast<unsigned>(blocks), kLongThreads, 0, stream>>>(
       x, src, groups_per_outer, widths, chunks(src.n), remnants);
   return launched();
 }
@@ -168,11 +159,7 @@ Status long_columns(const T* x, Source src, std::int64_t outer, float* remnants,
   const std::int64_t items = outer * src.inner * c;
   const std::int64_t finish_blocks = (items + kFinishThreads - 1) / kFinishThreads;
   if (finish_blocks > kMaxBlocks) return Status::invalid_argument;
-  const int slots = slots_for(src.n);
-  const Status first = slots == 8 ? launch_long_columns<T, 8>(x, src, outer, remnants, stream)
-                       : slots == 16
-                           ? launch_long_columns<T, 16>(x, src, outer, remnants, stream)
-                           : launch_long_columns<T, kMaxSlots>(x, src, outer, remnants, stream);
+  const Status first = launch_long_columns<T>(x, src, outer, remnants, stream);
   if (first != Status::ok) return first;
   finish_kernel<<<static_cast<unsigned>(finish_blocks), kFinishThreads, 0, stream>>>(
       remnants, items, c, sink, partial);

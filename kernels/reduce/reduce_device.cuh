@@ -1,5 +1,6 @@
-// What the reduction kernels (chunk_sums.cu, row_sums.cu, short_rows.cu, column_sums.cu,
-// long_columns.cu) share: loads, widening, index math, Source and Sink, lane sums, warp tree.
+// What the reduction kernels (chunk_sums.cu, row_sums.cu, wide_rows.cu, medium_rows.cu,
+// short_rows.cu, column_sums.cu, short_columns.cu, long_columns.cu) share: loads, index math,
+// Source, Sink, trees.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -214,32 +215,32 @@ __device__ __forceinline__ void contiguous_chunk_lanes(const T* chunk, std::int6
                  [&](int, float value) { acc[m] = __fadd_rn(acc[m], value); });
       }
     }
-    return;
-  }
+  } else {  // (an else, not a return: the loop below would be unreachable code for nvcc, #128-D)
 #pragma unroll
-  for (int half = 0; half < 2; ++half) {               // steps k = 2 half, 2 half + 1
-    if (!kFull && half * 2 * kStepSpan >= len) break;  // the same for the whole warp
-    float v[2][kLanesPerThread][kVector];
+    for (int half = 0; half < 2; ++half) {               // steps k = 2 half, 2 half + 1
+      if (!kFull && half * 2 * kStepSpan >= len) break;  // the same for the whole warp
+      float v[2][kLanesPerThread][kVector];
 #pragma unroll
-    for (int kk = 0; kk < 2; ++kk) {
+      for (int kk = 0; kk < 2; ++kk) {
 #pragma unroll
-      for (int m = 0; m < kLanesPerThread; ++m) {
-        const std::int64_t p = (2 * half + kk) * kStepSpan + kVector * (w + 32 * m);
-        if (kFull || p + kVector <= len) {
-          load4_aligned(chunk + p, v[kk][m]);
-        } else {
+        for (int m = 0; m < kLanesPerThread; ++m) {
+          const std::int64_t p = (2 * half + kk) * kStepSpan + kVector * (w + 32 * m);
+          if (kFull || p + kVector <= len) {
+            load4_aligned(chunk + p, v[kk][m]);
+          } else {
 #pragma unroll
-          for (int j = 0; j < kVector; ++j)
-            v[kk][m][j] = p + j < len ? to_float(chunk[p + j]) : 0.0f;
+            for (int j = 0; j < kVector; ++j)
+              v[kk][m][j] = p + j < len ? to_float(chunk[p + j]) : 0.0f;
+          }
         }
       }
-    }
 #pragma unroll
-    for (int kk = 0; kk < 2; ++kk) {
+      for (int kk = 0; kk < 2; ++kk) {
 #pragma unroll
-      for (int m = 0; m < kLanesPerThread; ++m) {
+        for (int m = 0; m < kLanesPerThread; ++m) {
 #pragma unroll
-        for (int j = 0; j < kVector; ++j) acc[m] = __fadd_rn(acc[m], v[kk][m][j]);
+          for (int j = 0; j < kVector; ++j) acc[m] = __fadd_rn(acc[m], v[kk][m][j]);
+        }
       }
     }
   }
@@ -304,8 +305,7 @@ __device__ __forceinline__ float warp_chunk_sum(const T* x, const Source& src, s
     } else {
 #pragma unroll
       for (int m = 0; m < kLanesPerThread; ++m)
-        acc[m] = lane_sum < T,
-        kFirstStep ? 1 : kSteps > (chunk, src.stride_length, len, w + 32 * m);
+        acc[m] = lane_sum<T, (kFirstStep ? 1 : kSteps)>(chunk, src.stride_length, len, w + 32 * m);
     }
   }
 #pragma unroll
@@ -338,6 +338,20 @@ template <typename T>
 Status row_sums(const T* x, Source src, std::int64_t reductions, std::int64_t chunks_per_row,
                 std::int64_t max_n, Sink sink, cudaStream_t stream);
 
+// wide_rows.cu: reductions of up to kRowChunks chunks (none longer than max_n), one block each, a
+// thread per lane of each chunk: for rows too few for a warp each to fill the GPU.
+template <typename T>
+Status wide_rows(const T* x, Source src, std::int64_t reductions, std::int64_t max_n, Sink sink,
+                 cudaStream_t stream);
+
+// medium_rows.cu: reductions of kShortMax + 1 to kMediumRowMax<T> elements (one chunk; none
+// longer than max_n), a warp per few rows, 16-byte reads.
+template <typename T>
+constexpr std::int64_t kMediumRowMax = sizeof(T) == 2 ? kChunk : kStepSpan;
+template <typename T>
+Status medium_rows(const T* x, Source src, std::int64_t reductions, std::int64_t max_n, Sink sink,
+                   cudaStream_t stream);
+
 // short_rows.cu: reductions of up to kShortMax elements, one warp each.
 constexpr int kShortMax = 128;  // lengths the short and column kernels take (32 lanes x 4)
 template <typename T>
@@ -348,9 +362,15 @@ Status short_rows(const T* x, Source src, std::int64_t reductions, Sink sink, cu
 template <typename T>
 Status column_sums(const T* x, Source src, std::int64_t outer, Sink sink, cudaStream_t stream);
 
-// long_columns.cu: like column_sums.cu, for reductions longer than kShortMax: chunk remnants into
-// `remnants` (long_column_remnant_floats), then each chunk's sum, final when the reductions are
-// one chunk long, else into partial[r * chunks + c] for the passes over chunk sums.
+// short_columns.cu: like column_sums.cu, for reductions of up to kShortColumnMax elements (step 0
+// of one chunk), a thread per lane slot, in one launch.
+constexpr std::int64_t kShortColumnMax = kStepSpan;
+template <typename T>
+Status short_columns(const T* x, Source src, std::int64_t outer, Sink sink, cudaStream_t stream);
+
+// long_columns.cu: like column_sums.cu, for reductions longer than kShortColumnMax: chunk remnants
+// into `remnants` (long_column_remnant_floats), then each chunk's sum, final when the reductions
+// are one chunk long, else into partial[r * chunks + c] for the passes over chunk sums.
 std::size_t long_column_remnant_floats(std::int64_t reductions, std::int64_t n);
 template <typename T>
 Status long_columns(const T* x, Source src, std::int64_t outer, float* remnants, Sink sink,

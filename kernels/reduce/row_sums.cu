@@ -33,13 +33,17 @@ Status row_sums(const T* x, Source src, std::int64_t reductions, std::int64_t ch
                 std::int64_t max_n, Sink sink, cudaStream_t stream) {
   const std::int64_t blocks = (reductions + kWarpsPerBlock - 1) / kWarpsPerBlock;
   if (blocks > kMaxBlocks) return Status::invalid_argument;
-  if (max_n <= kStepSpan) {
-    row_kernel<T, true><<<static_cast<unsigned>(blocks), kWarpsPerBlock * 32, 0, stream>>>(
-        x, src, reductions, chunks_per_row, sink);
-  } else {
-    row_kernel<T, false><<<static_cast<unsigned>(blocks), kWarpsPerBlock * 32, 0, stream>>>(
-        x, src, reductions, chunks_per_row, sink);
+  // Rows of one step: float32 chunk sums (sum_chunk_sums); rows of data that short go to
+  // medium_rows.cu, so 16-bit types skip that variant (the general one gives the same bits).
+  if constexpr (sizeof(T) == 4) {
+    if (max_n <= kStepSpan) {
+      row_kernel<T, true><<<static_cast<unsigned>(blocks), kWarpsPerBlock * 32, 0, stream>>>(
+          x, src, reductions, chunks_per_row, sink);
+      return launched();
+    }
   }
+  row_kernel<T, false><<<static_cast<unsigned>(blocks), kWarpsPerBlock * 32, 0, stream>>>(
+      x, src, reductions, chunks_per_row, sink);
   return launched();
 }
 

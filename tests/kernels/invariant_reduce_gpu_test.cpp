@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 
 #include "harness/device_choice.h"
@@ -19,7 +20,7 @@ struct GpuCase {
   at::ScalarType dtype;
   std::vector<std::int64_t> shape;
   std::int64_t dim;
-  std::string layout;  // contiguous, transposed, strided, offset
+  std::string layout;  // contiguous, transposed, strided, offset, every_other
 };
 void PrintTo(const GpuCase& c, std::ostream* os) {
   *os << c.name;
@@ -38,6 +39,12 @@ at::Tensor lay_out(const at::Tensor& x, const std::string& layout) {
     at::Tensor wide_buffer = at::full({x.size(0), x.size(1) + 3}, NAN, x.options());
     wide_buffer.narrow(1, 0, x.size(1)).copy_(x);
     return wide_buffer.narrow(1, 0, x.size(1));
+  }
+  if (layout == "every_other") {  // columns two apart: stride_inner 2, so never the column kernels
+    at::Tensor wide_buffer = at::full({x.size(0), 2 * x.size(1)}, NAN, x.options());
+    at::Tensor v = wide_buffer.slice(1, 0, 2 * x.size(1), 2);
+    v.copy_(x);
+    return v;
   }
   if (layout == "offset") {
     at::Tensor storage = at::full({x.numel() + 1}, NAN, x.options());
@@ -98,9 +105,9 @@ std::vector<GpuCase> cases() {
                        layout});
       }
     }
-    // Column reductions [L, N].sum(0): the column kernel (L <= 128), then long_columns.cu's blocks
-    // of 8, 16 and 32 slots (L <= 256, <= 512, more).
-    for (std::int64_t l : {1, 64, 128, 129, 256, 257, 300, 512, 513}) {
+    // Column reductions [L, N].sum(0): the column kernel (L <= 128), then short_columns.cu's
+    // shapes of 32 x 2, 32 x 4 and 64 x 4 lanes (L <= 256, <= 512, <= 1024), then long_columns.cu.
+    for (std::int64_t l : {1, 64, 128, 129, 256, 257, 300, 512, 513, 1024, 1025}) {
       for (const char* layout : {"contiguous", "transposed", "offset"}) {
         out.push_back({std::string(dname) + "Columns" + std::to_string(l) + layout,
                        dtype,
@@ -108,6 +115,103 @@ std::vector<GpuCase> cases() {
                        0,
                        layout});
       }
+    }
+    // Short columns (short_columns.cu) at each shape's borders: 64 columns (whole 16-byte groups,
+    // a block's width in 16-bit types, vector reads), strided rows (scalar reads), 1001 columns
+    // (a partial group, rows not 16-byte aligned), 3 columns (one partial group in a block).
+    for (std::int64_t l : {130, 255, 256, 257, 511, 512, 513, 777, 1023, 1024}) {
+      for (const auto& [width, layout] :
+           std::vector<std::pair<std::int64_t, const char*>>{{64, "contiguous"},
+                                                             {64, "strided"},
+                                                             {1001, "contiguous"},
+                                                             {1001, "offset"},
+                                                             {3, "contiguous"}}) {
+        out.push_back({std::string(dname) + "ShortColumns" + std::to_string(l) + "x" +
+                           std::to_string(width) + layout,
+                       dtype,
+                       {l, width},
+                       0,
+                       layout});
+      }
+    }
+    // A transposed matrix's rows (adjacent in memory) of 129..1024 elements: short_columns.cu
+    // through adjacent_as_inner, 2048 of them (16-byte aligned rows) or 2051 (not).
+    for (std::int64_t n : {129, 256, 300, 512, 1000, 1024}) {
+      for (std::int64_t rows : {2048, 2051}) {
+        out.push_back(
+            {std::string(dname) + "TransposedRows" + std::to_string(rows) + "x" + std::to_string(n),
+             dtype,
+             {rows, n},
+             1,
+             "transposed"});
+      }
+    }
+    // Few rows of 1025 to 16384 elements (wide_rows.cu, a block per row: one, two or four chunks
+    // of lanes); contiguous (vector reads when aligned), offset (not aligned), every other element
+    // (stride 2: scalar reads); one row, and 1023 rows (the most it takes).
+    for (std::int64_t n : {1025, 2051, 4096, 4097, 8192, 3 * 4096 + 1, 16384}) {
+      for (const char* layout : {"contiguous", "offset", "every_other"}) {
+        for (std::int64_t rows : {1, 5}) {
+          out.push_back({std::string(dname) + "WideRows" + std::to_string(rows) + "x" +
+                             std::to_string(n) + layout,
+                         dtype,
+                         {rows, n},
+                         1,
+                         layout});
+        }
+      }
+    }
+    out.push_back({std::string(dname) + "WideRows1023x5000", dtype, {1023, 5000}, 1, "contiguous"});
+    // Rows of 129 to 1024 elements, any number of them, and 16-bit rows of up to 4096 when there
+    // are at least 1024 (medium_rows.cu, a warp per 8, 4, 2 or 1 rows of 16-byte words). Its shapes
+    // by length: up to 256 (16-bit: one word per thread, 8 rows a warp; f32: two, 4 rows), 512,
+    // 1024, and (16-bit) one chunk of four steps. Contiguous rows are read as 16-byte words where
+    // aligned (odd lengths in 16-bit types: every other row is not), offset rows (no row aligned)
+    // and every other element (stride 2) element by element; 1, 5 and 1023 rows leave a warp's
+    // rows partly empty.
+    for (std::int64_t n : {129, 255, 256, 257, 511, 512, 1000, 1024}) {
+      for (const char* layout : {"contiguous", "offset", "every_other"}) {
+        for (std::int64_t rows : {1, 5, 1023}) {
+          out.push_back({std::string(dname) + "MediumRows" + std::to_string(rows) + "x" +
+                             std::to_string(n) + layout,
+                         dtype,
+                         {rows, n},
+                         1,
+                         layout});
+        }
+      }
+    }
+    // Many rows: 65536 of 256 (the bench's shape; 16-bit: 8192 warps of 8 rows), 4100 of 1000
+    // (rows 8-byte but not 16-byte aligned in f32), rows 3 elements apart (strided); 1100 rows of
+    // 1025, 2051 and 4096 (16-bit: medium_rows.cu's four-step shape; f32: row_sums.cu).
+    out.push_back({std::string(dname) + "MediumRows65536x256contiguous",
+                   dtype,
+                   {65536, 256},
+                   1,
+                   "contiguous"});
+    out.push_back({std::string(dname) + "MediumRows4100x1000contiguous",
+                   dtype,
+                   {4100, 1000},
+                   1,
+                   "contiguous"});
+    out.push_back(
+        {std::string(dname) + "MediumRows4100x300strided", dtype, {4100, 300}, 1, "strided"});
+    for (std::int64_t n : {1025, 2051, 4096}) {
+      for (const char* layout : {"contiguous", "offset", "every_other", "strided"}) {
+        out.push_back({std::string(dname) + "MediumRows1100x" + std::to_string(n) + layout,
+                       dtype,
+                       {1100, n},
+                       1,
+                       layout});
+      }
+    }
+    // Columns two apart ([L, 3] with stride_inner 2): rows of the row kernels, read at stride 6.
+    for (std::int64_t l : {300, 4097}) {
+      out.push_back({std::string(dname) + "EveryOtherColumn" + std::to_string(l),
+                     dtype,
+                     {l, 3},
+                     0,
+                     "every_other"});
     }
     // Long columns [L, N].sum(0) (long_columns.cu): one chunk, a chunk and a row, 4 and 20 chunks
     // (then summed by row_sums.cu); N a multiple of the 128-byte block width (64), a partial
@@ -178,6 +282,81 @@ TEST(CudaInvariantReduce, PackedRowsMatchRowsAlone) {
     EXPECT_EQ(alone.view(at::kInt)[0].item<int>(),
               packed.view(at::kInt)[static_cast<std::int64_t>(r)].item<int>())
         << "row " << r << " of length " << lengths[r];
+  }
+}
+
+// Few packed rows of at most four chunks (wide_rows.cu reads them through the offsets), empty and
+// one-element rows among them.
+TEST(CudaInvariantReduce, FewPackedRowsMatchTwin) {
+  SAMEBITS_REQUIRE_CUDA();
+  std::vector<std::int64_t> offsets = {0};
+  for (const std::int64_t n : {0, 1, 1025, 4096, 4097, 16384, 300, 12289})
+    offsets.push_back(offsets.back() + n);
+  const at::Tensor values = wide({offsets.back()});
+  const at::Tensor off = at::tensor(offsets, at::kLong);
+  for (const at::ScalarType dtype : {at::kFloat, at::kHalf, at::kBFloat16}) {
+    const at::Tensor v = values.to(dtype);
+    const at::Tensor packed = invariant_reduce_varlen(v.cuda(), off.cuda(), false).cpu();
+    const at::Tensor twin = invariant_reduce_varlen(v, off, false);
+    EXPECT_TRUE(at::equal(packed.view(at::kInt), twin.view(at::kInt))) << dtype;
+  }
+}
+
+// Signed zeros, infinities and NaN through the column and row kernels that take short columns and
+// few long rows (l <= 1024: medium_rows.cu's shapes for rows): a column (row) of -0.0 alone sums
+// to +0.0 (the order starts from +0.0), one infinity stays, +inf and -inf give NaN, and NaN comes
+// out canonical; the bits are the twin's.
+TEST(CudaInvariantReduce, SpecialsMatchTwinInShortColumnsAndWideRows) {
+  SAMEBITS_REQUIRE_CUDA();
+  for (const std::int64_t l : {1, 100, 256, 300, 513, 1024, 5000, 16384}) {
+    at::Tensor x = wide({l, 16});
+    x.select(1, 0).fill_(-0.0);
+    x.select(1, 1)[l - 1] = INFINITY;
+    x.select(1, 2)[0] = INFINITY;
+    x.select(1, 2)[l / 2] = -INFINITY;  // (l = 1: the same element, -inf)
+    x.select(1, 3)[l / 3] = NAN;
+    x.select(1, 4).fill_(0.0);
+    x.select(1, 4)[l - 1] = -0.0;
+    for (const at::ScalarType dtype : {at::kFloat, at::kHalf, at::kBFloat16}) {
+      const at::Tensor xd = x.to(dtype);
+      // Columns ([l, 16].sum(0)) and the same values as few rows ([16, l].sum(1)).
+      for (const at::Tensor& input : {xd, xd.t().contiguous()}) {
+        const std::int64_t dim = input.size(0) == l ? 0 : 1;
+        const at::Tensor cuda = invariant_reduce(input.cuda(), dim, false).cpu();
+        const at::Tensor twin = invariant_reduce(input, dim, false);
+        EXPECT_TRUE(at::equal(cuda.view(at::kInt), twin.view(at::kInt)))
+            << "l " << l << " dim " << dim << " " << dtype;
+        EXPECT_EQ(cuda.view(at::kInt)[0].item<int>(), 0) << "-0.0 alone sums to +0.0, l " << l;
+        EXPECT_EQ(cuda.view(at::kInt)[4].item<int>(), 0) << "+0.0 and -0.0 sum to +0.0, l " << l;
+        EXPECT_EQ(cuda.view(at::kInt)[3].item<int>(), 0x7fffffff) << "canonical NaN, l " << l;
+        EXPECT_TRUE(std::isinf(cuda[1].item<float>())) << "one infinity stays, l " << l;
+      }
+    }
+  }
+}
+
+// Packed rows of at most 1024 elements (medium_rows.cu, through the offsets: rows of any alignment,
+// empty, one-element and short rows among them), then over a thousand of at most 4096 (16-bit:
+// medium_rows.cu's four-step shape), in every dtype.
+TEST(CudaInvariantReduce, MediumPackedRowsMatchTwin) {
+  SAMEBITS_REQUIRE_CUDA();
+  std::vector<std::vector<std::int64_t>> sets = {{0, 1, 129, 256, 1000, 7, 1024, 0, 255, 512, 513}};
+  sets.emplace_back();
+  for (std::int64_t r = 0; r < 1100; ++r) sets.back().push_back((r * 37) % 4097);
+  for (const auto& lengths : sets) {
+    std::vector<std::int64_t> offsets = {0};
+    for (const std::int64_t n : lengths) offsets.push_back(offsets.back() + n);
+    const at::Tensor values = wide({offsets.back()});
+    const at::Tensor off = at::tensor(offsets, at::kLong);
+    for (const at::ScalarType dtype : {at::kFloat, at::kHalf, at::kBFloat16}) {
+      const at::Tensor v = values.to(dtype);
+      for (const bool mean : {false, true}) {
+        const at::Tensor packed = invariant_reduce_varlen(v.cuda(), off.cuda(), mean).cpu();
+        const at::Tensor twin = invariant_reduce_varlen(v, off, mean);
+        EXPECT_TRUE(at::equal(packed.view(at::kInt), twin.view(at::kInt)))
+            << dtype << " rows " << lengths.size() << " mean " << mean;
+      }
+    }
   }
 }
 
