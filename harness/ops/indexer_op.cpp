@@ -1,6 +1,6 @@
 // The attention-indexer op of reference 000: per item q @ K^T, relu, * w, sum over heads, top-k.
 // Three ATen formulations show where a padded head sum and a sort instead of topk change bits;
-// the bundled samebits kernel runs a ragged batch in one call, bfloat16 or float8 inputs.
+// the bundled samebits kernel runs a ragged batch in one call, on tensor cores or exactly.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -22,7 +22,8 @@ namespace {
 constexpr const char* kLoop = "aten.loop";
 constexpr const char* kLoopSort = "aten.loop_sort";
 constexpr const char* kPadded = "aten.padded";
-constexpr const char* kSamebits = "samebits";
+constexpr const char* kSamebits = "samebits";             // the op's default: tensor_cores
+constexpr const char* kSamebitsExact = "samebits.exact";  // algorithm="exact"
 
 // e4m3fn's largest finite value.
 constexpr double kFloat8Max = 448.0;
@@ -78,21 +79,32 @@ class IndexerOp final : public Op {
            "power-of-two scales), w [H] float32";
   }
   std::vector<ImplSpec> implementations() const override {
-    return {{kLoop, "per item: matmul, relu, * w, sum(dim=0), at::topk", true, true},
-            {kLoopSort,
-             "per-item scores as in the loop, one stable descending at::argsort over a -inf "
-             "padded [B, maxL] buffer",
-             true, true},
-            {kPadded,
-             "keys zero-padded to [B, maxL, d], one bmm, relu, * w, sum over heads of the padded "
-             "[B, H, maxL] buffer, padding set to -inf, one stable argsort",
-             true, true},
-            {kSamebits,
-             "torch.ops.samebits.indexer: every item in one call, keys packed end to end with "
-             "offsets; float32 fma dot products (no rounding of q @ K^T to the input dtype), "
-             "heads summed in ascending order, top-k in the stable descending order "
-             "(kernels/indexer); bfloat16 or float8_e4m3fn inputs",
-             true, true}};
+    return {
+        {kLoop, "per item: matmul, relu, * w, sum(dim=0), at::topk", true, true},
+        {kLoopSort,
+         "per-item scores as in the loop, one stable descending at::argsort over a -inf "
+         "padded [B, maxL] buffer",
+         true, true},
+        {kPadded,
+         "keys zero-padded to [B, maxL, d], one bmm, relu, * w, sum over heads of the padded "
+         "[B, H, maxL] buffer, padding set to -inf, one stable argsort",
+         true, true},
+        {kSamebits,
+         "torch.ops.samebits.indexer as called by default (algorithm \"tensor_cores\"): "
+         "every item in one call, keys packed end to end with offsets; q @ K^T on bf16 MMA "
+         "with float32 accumulation (float8 widened exactly to f16, f16 MMA), not rounded to the "
+         "input dtype; heads summed in ascending order, top-k in the stable descending order "
+         "(kernels/indexer). Bits invariant to batch and position on one GPU, within the "
+         "bound of kernels/indexer/indexer_error_bound.h of float64; the CPU twin takes the "
+         "dots in float64, rounded once. bfloat16 or float8_e4m3fn inputs",
+         true, true},
+        {kSamebitsExact,
+         "torch.ops.samebits.indexer with algorithm=\"exact\": every item in one call, keys "
+         "packed end to end with offsets; float32 fma dot products (no rounding of q @ K^T "
+         "to the input dtype), heads summed in ascending order, top-k in the stable "
+         "descending order; the CUDA kernel and the CPU twin give the same bits. bfloat16 or "
+         "float8_e4m3fn inputs",
+         true, true}};
   }
   std::vector<AxisSpec> axes() const override {
     using T = AxisSpec::Type;
@@ -168,7 +180,7 @@ class IndexerOp final : public Op {
   std::optional<std::string> unsupported(const Point& p, const std::string& impl,
                                          const at::Device&) const override {
     const at::ScalarType dtype = parse_dtype(p.text("dtype"));
-    if (impl == kSamebits) return samebits_unsupported(p, dtype);
+    if (samebits_algorithm(impl)) return samebits_unsupported(p, dtype);
     if (dtype == at::kFloat8_e4m3fn) {
       return fmt::format(
           "{} computes q @ K^T with at::matmul, which has no float8_e4m3fn kernel (a per-item "
@@ -234,9 +246,9 @@ class IndexerOp final : public Op {
       results = indexer_loop_sort(items, k, side);
     } else if (r.impl == kPadded) {
       results = indexer_padded(items, k, side, r.canary_padding);
-    } else if (r.impl == kSamebits) {
+    } else if (const auto algorithm = samebits_algorithm(r.impl)) {
       if (r.padding) throw Unsupported("samebits packs its batch and never forms a padded one");
-      results = indexer_samebits(items, k);
+      results = indexer_samebits(items, k, *algorithm);
     } else {
       throw std::invalid_argument(fmt::format("indexer: unknown implementation \"{}\"", r.impl));
     }
@@ -253,6 +265,13 @@ class IndexerOp final : public Op {
   }
 
  private:
+  // The algorithm a samebits implementation passes to torch.ops.samebits.indexer; none for ATen's.
+  static std::optional<kernels::IndexerAlgorithm> samebits_algorithm(const std::string& impl) {
+    if (impl == kSamebits) return kernels::IndexerAlgorithm::tensor_cores;
+    if (impl == kSamebitsExact) return kernels::IndexerAlgorithm::exact;
+    return std::nullopt;
+  }
+
   // What torch.ops.samebits.indexer cannot take (kernels/indexer/invariant_indexer.h), and the
   // padding checks, which have nothing to change for a call that never pads.
   static std::optional<std::string> samebits_unsupported(const Point& p, at::ScalarType dtype) {

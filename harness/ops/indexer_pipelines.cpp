@@ -1,6 +1,6 @@
 // The attention indexer's per-item pipeline (q @ K^T, relu, * w, sum over heads, top-k) written
 // three ways in ATen, as in the seed (a per-item loop, the loop with one batched sort, fully
-// padded), and as one packed call of the bundled torch.ops.samebits.indexer.
+// padded), and as one packed call of the bundled torch.ops.samebits.indexer, by either algorithm.
 #include "harness/ops/indexer_pipelines.h"
 
 #include <algorithm>
@@ -88,8 +88,8 @@ std::vector<IndexerResult> indexer_padded(const std::vector<IndexerInputs>& item
   return out;
 }
 
-std::vector<IndexerResult> indexer_samebits(const std::vector<IndexerInputs>& items,
-                                            std::int64_t k) {
+std::vector<IndexerResult> indexer_samebits(const std::vector<IndexerInputs>& items, std::int64_t k,
+                                            kernels::IndexerAlgorithm algorithm) {
   std::vector<at::Tensor> queries, keys, weights, q_scales, k_scales;
   std::vector<std::int64_t> offsets = {0};
   std::int64_t longest = 0;
@@ -115,7 +115,7 @@ std::vector<IndexerResult> indexer_samebits(const std::vector<IndexerInputs>& it
   {
     const ComputeScope under_test;
     all = invariant_indexer(stacked_queries, packed_keys, packed_offsets, stacked_weights, k,
-                            longest, q_scale, k_scale);
+                            longest, q_scale, k_scale, /*unsafe=*/false, algorithm);
   }
   std::vector<IndexerResult> out;
   for (std::size_t b = 0; b < items.size(); ++b) {

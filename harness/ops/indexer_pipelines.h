@@ -1,6 +1,6 @@
 // The attention indexer's per-item pipeline (q @ K^T, relu, * w, sum over heads, top-k) written
 // three ways in ATen, as in the seed (a per-item loop, the loop with one batched sort, fully
-// padded), and as one packed call of the bundled torch.ops.samebits.indexer.
+// padded), and as one packed call of the bundled torch.ops.samebits.indexer, by either algorithm.
 #pragma once
 
 #include <ATen/ATen.h>
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cases/varlen.h"
+#include "kernels/indexer/invariant_indexer.h"
 
 namespace samebits {
 
@@ -45,12 +46,14 @@ std::vector<IndexerResult> indexer_loop_sort(const std::vector<IndexerInputs>& i
 std::vector<IndexerResult> indexer_padded(const std::vector<IndexerInputs>& items, std::int64_t k,
                                           PaddingMode side, bool canary_padding);
 
-// "samebits": every item in one call of torch.ops.samebits.indexer (kernels/indexer/binding.h),
-// keys packed end to end with offsets (no padding), float8 scales passed per item. Scores are
-// float32 fma dot products with no rounding to the input dtype; indices in the stable descending
-// order. Takes bfloat16 or float8_e4m3fn items.
-std::vector<IndexerResult> indexer_samebits(const std::vector<IndexerInputs>& items,
-                                            std::int64_t k);
+// "samebits" and "samebits.exact": every item in one call of torch.ops.samebits.indexer
+// (kernels/indexer/binding.h) with `algorithm`, keys packed end to end with offsets (no padding),
+// float8 scales passed per item. Scores are float32 with no rounding of q @ K^T to the input dtype:
+// tensor_cores forms the dots on bf16 (f16 for fp8) MMA with float32 accumulators (the CPU twin in
+// float64, rounded once), exact as one float32 fma chain (GPU and CPU twin give the same bits).
+// Indices in the stable descending order. Takes bfloat16 or float8_e4m3fn items.
+std::vector<IndexerResult> indexer_samebits(const std::vector<IndexerInputs>& items, std::int64_t k,
+                                            kernels::IndexerAlgorithm algorithm);
 
 // The float64 CPU reference: the same pipeline on the same input values (float8 ones times their
 // scales), with no rounding of the q @ K^T products to the input dtype; indices by a stable

@@ -8,7 +8,7 @@
 #include "kernels/attention/attention_layout.h"
 #include "kernels/attention/invariant_attention.h"
 #include "kernels/attention/invariant_attention_order.h"
-#include "kernels/attention/mma_instructions.cuh"
+#include "kernels/common/mma_instructions.cuh"
 #include "kernels/attention/split_merge.h"
 
 namespace samebits::kernels::tensor_core {

@@ -9,7 +9,7 @@
 #include "kernels/attention/invariant_attention.h"
 #include "kernels/attention/invariant_attention_order.h"
 #include "kernels/attention/launch_order.h"
-#include "kernels/attention/mma_instructions.cuh"
+#include "kernels/common/mma_instructions.cuh"
 #include "kernels/attention/tensor_core_rows.cuh"
 
 #ifndef SAMEBITS_ATTENTION_WARPS

@@ -7,6 +7,7 @@
 #include <torch/library.h>
 
 #include <algorithm>
+#include <string>
 
 #include "kernels/common/binding_support.h"
 #include "kernels/indexer/invariant_indexer.h"
@@ -49,7 +50,8 @@ IndexerOutputs invariant_indexer(const at::Tensor& q_in, const at::Tensor& keys_
                                  const at::Tensor& offsets_in, const at::Tensor& weights_in,
                                  std::int64_t k, std::int64_t max_length,
                                  const std::optional<at::Tensor>& q_scale,
-                                 const std::optional<at::Tensor>& k_scale, bool unsafe) {
+                                 const std::optional<at::Tensor>& k_scale, bool unsafe,
+                                 kernels::IndexerAlgorithm algorithm) {
   TORCH_CHECK(q_in.dim() == 3, "samebits.indexer: q must be [B, H, d], got ", q_in.sizes());
   TORCH_CHECK(keys_in.dim() == 2 && keys_in.size(1) == q_in.size(2),
               "samebits.indexer: keys must be [total, d] with d = ", q_in.size(2), ", got ",
@@ -110,6 +112,7 @@ IndexerOutputs invariant_indexer(const at::Tensor& q_in, const at::Tensor& keys_
   p.k_scale = optional_scale(k_scale, "k_scale", q, items, &k_scale_kept);
   p.max_length = max_length;
   p.k = k;
+  p.algorithm = algorithm;
   p.scores = out.scores.mutable_data_ptr<float>();
   p.top_values = out.top_values.mutable_data_ptr<float>();
   p.top_indices = out.top_indices.mutable_data_ptr<std::int64_t>();
@@ -133,6 +136,13 @@ IndexerOutputs invariant_indexer(const at::Tensor& q_in, const at::Tensor& keys_
   return out;
 }
 
+kernels::IndexerAlgorithm parse_indexer_algorithm(std::string_view name) {
+  if (name == "tensor_cores") return kernels::IndexerAlgorithm::tensor_cores;
+  if (name == "exact") return kernels::IndexerAlgorithm::exact;
+  TORCH_CHECK(false, "samebits.indexer: algorithm must be \"tensor_cores\" or \"exact\", got \"",
+              std::string(name), "\"");
+}
+
 }  // namespace samebits
 
 namespace {
@@ -140,10 +150,11 @@ namespace {
 std::tuple<at::Tensor, at::Tensor, at::Tensor> indexer_op(
     const at::Tensor& q, const at::Tensor& keys, const at::Tensor& offsets,
     const at::Tensor& weights, std::int64_t k, std::int64_t max_length,
-    const std::optional<at::Tensor>& q_scale, const std::optional<at::Tensor>& k_scale,
-    bool unsafe) {
-  samebits::IndexerOutputs out = samebits::invariant_indexer(q, keys, offsets, weights, k,
-                                                             max_length, q_scale, k_scale, unsafe);
+    const std::optional<at::Tensor>& q_scale, const std::optional<at::Tensor>& k_scale, bool unsafe,
+    c10::string_view algorithm) {
+  samebits::IndexerOutputs out = samebits::invariant_indexer(
+      q, keys, offsets, weights, k, max_length, q_scale, k_scale, unsafe,
+      samebits::parse_indexer_algorithm(std::string_view(algorithm.data(), algorithm.size())));
   return {out.scores, out.top_values, out.top_indices};
 }
 
@@ -152,9 +163,8 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> indexer_op(
 TORCH_LIBRARY_FRAGMENT(samebits, m) {
   m.def(
       "indexer(Tensor q, Tensor keys, Tensor offsets, Tensor weights, int k, int max_length=-1, "
-      "Tensor? q_scale=None, Tensor? k_scale=None, bool unsafe=False) -> (Tensor scores, "
-      "Tensor top_values, "
-      "Tensor top_indices)");
+      "Tensor? q_scale=None, Tensor? k_scale=None, bool unsafe=False, "
+      "str algorithm=\"tensor_cores\") -> (Tensor scores, Tensor top_values, Tensor top_indices)");
 }
 
 TORCH_LIBRARY_IMPL(samebits, CPU, m) {

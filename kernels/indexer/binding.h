@@ -6,6 +6,9 @@
 
 #include <cstdint>
 #include <optional>
+#include <string_view>
+
+#include "kernels/indexer/invariant_indexer.h"
 
 namespace samebits {
 
@@ -19,11 +22,16 @@ struct IndexerOutputs {
 // offsets[b] .. offsets[b + 1]; weights [B, H] float32; q_scale and k_scale [B] float32 (fp8 only,
 // optional: 1). max_length bounds every item (the longest item when negative); the offsets are
 // checked as topk_varlen's (unsafe skips the check on CUDA when max_length is given).
-IndexerOutputs invariant_indexer(const at::Tensor& q, const at::Tensor& keys,
-                                 const at::Tensor& offsets, const at::Tensor& weights,
-                                 std::int64_t k, std::int64_t max_length = -1,
-                                 const std::optional<at::Tensor>& q_scale = std::nullopt,
-                                 const std::optional<at::Tensor>& k_scale = std::nullopt,
-                                 bool unsafe = false);
+// algorithm: how q K^T is formed (kernels/indexer/invariant_indexer.h): tensor_cores (default) or
+// exact.
+IndexerOutputs invariant_indexer(
+    const at::Tensor& q, const at::Tensor& keys, const at::Tensor& offsets,
+    const at::Tensor& weights, std::int64_t k, std::int64_t max_length = -1,
+    const std::optional<at::Tensor>& q_scale = std::nullopt,
+    const std::optional<at::Tensor>& k_scale = std::nullopt, bool unsafe = false,
+    kernels::IndexerAlgorithm algorithm = kernels::IndexerAlgorithm::tensor_cores);
+
+// The op's algorithm argument: "tensor_cores" or "exact"; anything else is an error naming both.
+kernels::IndexerAlgorithm parse_indexer_algorithm(std::string_view name);
 
 }  // namespace samebits

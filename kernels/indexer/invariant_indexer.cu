@@ -1,7 +1,8 @@
-// The CUDA kernels of the batched indexer. scores_kernel: one block per (item, tile of 128
-// keys); warp w owns heads w, w + 4, ..., lane l keys l, l + 32, l + 64, l + 96 of the tile, and
-// each (head, key) dot runs j = 0, 1, ... d - 1 in one register, as invariant_indexer_order.h
-// says. The head sum of a key is one thread's loop over h ascending. Then the batched top-k.
+// The CUDA side of the batched indexer: the exact algorithm's scores (scores_kernel; tensor_cores
+// is tensor_core_scores.cu), then the batched top-k. scores_kernel: one block per (item, tile of
+// 128 keys); warp w owns heads w, w + 4, ..., lane l keys l, l + 32, l + 64, l + 96 of the tile;
+// each (head, key) dot runs j = 0 .. d - 1 in one register (invariant_indexer_order.h), and one
+// thread sums a key's heads in ascending order.
 #include <cuda_bf16.h>
 #include <cuda_fp8.h>
 #include <cuda_pipeline.h>
@@ -11,6 +12,7 @@
 #include "kernels/common/shared_memory.h"
 #include "kernels/indexer/invariant_indexer.h"
 #include "kernels/indexer/invariant_indexer_order.h"
+#include "kernels/indexer/tensor_core_scores.h"
 #include "kernels/topk/invariant_topk.h"
 
 namespace samebits::kernels {
@@ -193,9 +195,10 @@ Status invariant_indexer_cuda(const IndexerProblem& p, cudaStream_t stream) {
   }
   if (p.items == 0) return Status::ok;
   if (p.max_length > 0) {
-    const Status s = p.input == IndexerInput::bf16
-                         ? launch_scores_for_heads<__nv_bfloat16>(p, stream)
-                         : launch_scores_for_heads<Fp8>(p, stream);
+    const Status s =
+        p.algorithm == IndexerAlgorithm::tensor_cores ? tensor_core_scores_cuda(p, stream)
+        : p.input == IndexerInput::bf16 ? launch_scores_for_heads<__nv_bfloat16>(p, stream)
+                                        : launch_scores_for_heads<Fp8>(p, stream);
     if (s != Status::ok) return s;
   }
   return invariant_topk_cuda(indexer_topk_problem(p), stream);

@@ -14,6 +14,16 @@ namespace samebits::kernels {
 
 enum class IndexerInput { bf16, f8_e4m3 };
 
+// How each dot product q_h . k_t is formed (invariant_indexer_order.h has both orders).
+// tensor_cores, the default: bf16 MMA with float32 accumulators (fp8 inputs widened exactly to
+//   f16, f16 MMA), 16 products per step, steps in ascending j. Bits invariant to batch, position
+//   and the other items on one GPU; against float64 within indexer_error_bound.h's bound. Its CPU
+//   twin takes each dot in float64, rounded once to float32: within its own bound, not the GPU's
+//   bits.
+// exact: one float32 fma per j, ascending; the CUDA kernel and the CPU twin give the same bits.
+enum class IndexerAlgorithm { tensor_cores, exact };
+const char* indexer_algorithm_name(IndexerAlgorithm a);  // "tensor_cores", "exact"
+
 // Shapes the kernel takes: heads in {4, 8, 16, 32, 64}, head_dim a multiple of 4 up to 256,
 // k up to kRadixSelectMaxK (kernels/topk/invariant_topk.h).
 constexpr std::int64_t kIndexerMaxHeadDim = 256;
@@ -38,6 +48,7 @@ struct IndexerProblem {
   const float* k_scale = nullptr;
   std::int64_t max_length = 0;  // bounds every item's length (sizes the launch)
   std::int64_t k = 0;
+  IndexerAlgorithm algorithm = IndexerAlgorithm::tensor_cores;
   float* scores = nullptr;
   float* top_values = nullptr;
   std::int64_t* top_indices = nullptr;
@@ -54,10 +65,11 @@ bool indexer_problem_valid(const IndexerProblem& p);
 // The second step of both paths: the batched top-k over the packed scores, one row per item.
 TopkProblem indexer_topk_problem(const IndexerProblem& p);
 
-// Two launches on `stream`: the scores of every item, then the batched top-k over them.
+// Two launches on `stream`: the scores of every item (by p.algorithm), then the batched top-k.
 Status invariant_indexer_cuda(const IndexerProblem& p, cudaStream_t stream);
 
-// The CPU twin: the same operations in the same order (invariant_indexer_order.h).
+// The CPU twin: the same operations in the same order (invariant_indexer_order.h); for
+// tensor_cores, the dots in float64 rounded once (the GPU's MMA order has no exact CPU model).
 Status invariant_indexer_cpu(const IndexerProblem& p);
 
 }  // namespace samebits::kernels

@@ -1,5 +1,5 @@
 // The CPU twin of the batched indexer: every score by the operations of invariant_indexer_order.h
-// in their order (std::fma is the GPU's fused multiply-add), then the top-k twin.
+// in their order (exact: the GPU's bits; tensor_cores: float64 dots), then the top-k twin.
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -26,7 +26,25 @@ void widen_row(const void* data, IndexerInput input, std::int64_t row, std::int6
   }
 }
 
+// The exact algorithm's dot: one fma per j, ascending (std::fma is the GPU's __fmaf_rn).
+float fma_dot(const float* q, const float* key, std::int64_t d) {
+  float dot = 0.0f;
+  for (std::int64_t j = 0; j < d; ++j) dot = std::fma(q[j], key[j], dot);
+  return dot;
+}
+
+// The tensor_cores twin's dot: exact products summed in float64, ascending j, rounded once.
+float float64_dot(const float* q, const float* key, std::int64_t d) {
+  double dot = 0.0;
+  for (std::int64_t j = 0; j < d; ++j) dot += static_cast<double>(q[j]) * key[j];
+  return static_cast<float>(dot);
+}
+
 }  // namespace
+
+const char* indexer_algorithm_name(IndexerAlgorithm a) {
+  return a == IndexerAlgorithm::exact ? "exact" : "tensor_cores";
+}
 
 bool indexer_heads_supported(std::int64_t heads) {
   return heads == 4 || heads == 8 || heads == 16 || heads == 32 || heads == 64;
@@ -42,7 +60,7 @@ Status invariant_indexer_cpu(const IndexerProblem& p) {
   if (!indexer_problem_valid(p)) return Status::invalid_argument;
   const std::int64_t d = p.head_dim;
   std::vector<float> q(static_cast<std::size_t>(p.heads * d));
-  std::vector<float> key(static_cast<std::size_t>(d));
+  std::vector<float> key(static_cast<std::size_t>(d)), parts(static_cast<std::size_t>(p.heads));
   for (std::int64_t b = 0; b < p.items; ++b) {
     const std::int64_t start = p.offsets[b];
     const std::int64_t length = p.offsets[b + 1] - start;
@@ -53,13 +71,16 @@ Status invariant_indexer_cpu(const IndexerProblem& p) {
     const float* weights = p.weights + b * p.heads;
     for (std::int64_t t = 0; t < length; ++t) {
       widen_row(p.keys, p.input, start + t, d, key.data());
-      float score = 0.0f;
-      for (std::int64_t h = 0; h < p.heads; ++h) {
-        float dot = 0.0f;
-        for (std::int64_t j = 0; j < d; ++j) dot = std::fma(q[h * d + j], key[j], dot);
-        score = score + head_part(dot, scale, weights[h]);
+      if (p.algorithm == IndexerAlgorithm::exact) {
+        float score = 0.0f;
+        for (std::int64_t h = 0; h < p.heads; ++h)
+          score = score + head_part(fma_dot(&q[h * d], key.data(), d), scale, weights[h]);
+        p.scores[start + t] = score;
+      } else {
+        for (std::int64_t h = 0; h < p.heads; ++h)
+          parts[h] = head_part(float64_dot(&q[h * d], key.data(), d), scale, weights[h]);
+        p.scores[start + t] = tensor_core_head_sum(parts.data(), static_cast<int>(p.heads));
       }
-      p.scores[start + t] = score;
     }
   }
   return invariant_topk_cpu(indexer_topk_problem(p));

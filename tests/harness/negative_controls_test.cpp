@@ -301,27 +301,28 @@ TEST(NegativeControls, TopkTieOrderOtherThanTheStableSortsViolatesEquivalence) {
   }
 }
 
-// float8 indexer items run in samebits only; the ATen pipelines are skipped with the reason, and
-// samebits' scores match the float64 reference on the dequantized inputs.
+// float8 indexer items run in samebits only (both algorithms); the ATen pipelines are skipped with
+// the reason, and samebits' scores match the float64 reference on the dequantized inputs.
 TEST(NegativeControls, IndexerFloat8RunsInSamebitsOnly) {
   const OpRegistry registry = OpRegistry::builtin();
   std::vector<std::unique_ptr<Contract>> contracts;
   contracts.push_back(std::make_unique<Contract>(parse_contract(
-      R"({"op": "indexer", "implementations": ["aten.loop", "samebits"],
+      R"({"op": "indexer", "implementations": ["aten.loop", "samebits", "samebits.exact"],
           "sweep": {"heads": [4], "head_dim": [8], "L": [20], "k": [4],
                     "dtype": ["float8_e4m3fn"]},
           "checks": [
             {"kind": "batch_invariance", "sweep": {"batch": [3]},
-             "expect": {"aten.loop": "unknown", "samebits": "holds"}},
+             "expect": {"aten.loop": "unknown", "samebits": "holds", "samebits.exact": "holds"}},
             {"kind": "reference", "sweep": {"batch": [2]},
              "compare": {"mode": "allclose", "rtol": 0, "atol": 1e-5, "outputs": ["scores"]},
-             "expect": {"aten.loop": "unknown", "samebits": "holds"}}]})",
+             "expect": {"aten.loop": "unknown", "samebits": "holds",
+                        "samebits.exact": "holds"}}]})",
       "tests/indexer_fp8.json")));
   const auto results = run_contracts(contracts, registry, "cpu");
-  ASSERT_EQ(results.size(), 4u);
+  ASSERT_EQ(results.size(), 6u);
   for (const auto& r : results) {
     SCOPED_TRACE(describe(r));
-    if (r.impl == "samebits") {
+    if (r.impl == "samebits" || r.impl == "samebits.exact") {
       EXPECT_EQ(r.verdict, Verdict::holds);
     } else {
       EXPECT_EQ(r.verdict, Verdict::skipped);

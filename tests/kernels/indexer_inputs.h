@@ -1,5 +1,5 @@
-// Seeded batches for the indexer tests: q [B, H, d], packed keys, offsets, weights and per-item
-// fp8 scales, either exactly summable (dyadic values) or normal, in bf16 or fp8 e4m3.
+// Seeded batches for the indexer tests (q [B, H, d], packed keys, offsets, weights, per-item fp8
+// scales; exactly summable or normal, bf16 or fp8 e4m3), their float64 scores and one run of them.
 #pragma once
 
 #include <ATen/ATen.h>
@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <optional>
 #include <vector>
+
+#include "kernels/indexer/binding.h"
 
 namespace samebits {
 
@@ -63,6 +65,17 @@ inline IndexerBatch indexer_batch(const std::vector<std::int64_t>& lengths, std:
   b.keys_float =
       b.keys.to(at::kDouble) * k_scale.index({item_of_key}).to(at::kDouble).view({total, 1});
   return b;
+}
+
+// The whole batch through samebits::invariant_indexer by `algorithm`, on CUDA or the CPU twin.
+inline IndexerOutputs run_indexer(const IndexerBatch& b, std::int64_t k, bool cuda,
+                                  kernels::IndexerAlgorithm algorithm) {
+  auto on = [&](const at::Tensor& t) { return cuda ? t.cuda() : t; };
+  std::optional<at::Tensor> qs, ks;
+  if (b.q_scale) qs = on(*b.q_scale);
+  if (b.k_scale) ks = on(*b.k_scale);
+  return invariant_indexer(on(b.q), on(b.keys), on(b.offsets), on(b.weights), k, b.max_length, qs,
+                           ks, false, algorithm);
 }
 
 // The float64 scores of item `item`: sum over heads of relu(q K^T) * w, in float64.

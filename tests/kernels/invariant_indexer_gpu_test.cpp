@@ -1,9 +1,10 @@
-// The batched indexer on CUDA (label "gpu"; skipped without a GPU): the twin's bits for scores
-// and top-k, bf16 and fp8, and every item's bits alone equal to its bits in a batch of 31.
+// The batched indexer on CUDA (label "gpu"; skipped without a GPU): the exact algorithm gives the
+// twin's bits, and both algorithms give every item's bits alone equal to its bits in a batch of 31.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
 #include <string>
+#include <tuple>
 
 #include "harness/device_choice.h"
 #include "kernels/indexer/binding.h"
@@ -29,15 +30,6 @@ namespace {
          << ")";
 }
 
-IndexerOutputs run(const IndexerBatch& b, std::int64_t k, bool cuda) {
-  auto on = [&](const at::Tensor& t) { return cuda ? t.cuda() : t; };
-  std::optional<at::Tensor> qs, ks;
-  if (b.q_scale) qs = on(*b.q_scale);
-  if (b.k_scale) ks = on(*b.k_scale);
-  return invariant_indexer(on(b.q), on(b.keys), on(b.offsets), on(b.weights), k, b.max_length, qs,
-                           ks);
-}
-
 struct IndexerCase {
   at::ScalarType dtype;
   std::int64_t heads, head_dim, k;
@@ -59,8 +51,8 @@ TEST_P(CudaIndexerTest, MatchesTwin) {
   const IndexerCase& c = GetParam();
   const IndexerBatch b =
       indexer_batch(c.lengths, c.heads, c.head_dim, c.dtype, false, 21, c.zero_keys);
-  const IndexerOutputs twin = run(b, c.k, false);
-  const IndexerOutputs cuda = run(b, c.k, true);
+  const IndexerOutputs twin = run_indexer(b, c.k, false, kernels::IndexerAlgorithm::exact);
+  const IndexerOutputs cuda = run_indexer(b, c.k, true, kernels::IndexerAlgorithm::exact);
   EXPECT_TRUE(same_scores(twin.scores, cuda.scores));
   EXPECT_TRUE(same_selection(twin.top_values, twin.top_indices, cuda.top_values, cuda.top_indices));
 }
@@ -79,8 +71,9 @@ INSTANTIATE_TEST_SUITE_P(
     case_name);
 
 // Each of 31 items of lengths 4096..8192 computed in one call gives the bits of the same item
-// computed alone (bf16 and fp8, k = 2048, some keys zero so scores tie).
-class CudaIndexerBatchTest : public ::testing::TestWithParam<at::ScalarType> {};
+// computed alone (bf16 and fp8, k = 2048, some keys zero so scores tie), for both algorithms.
+class CudaIndexerBatchTest
+    : public ::testing::TestWithParam<std::tuple<at::ScalarType, kernels::IndexerAlgorithm>> {};
 
 TEST_P(CudaIndexerBatchTest, ItemAloneEqualsItemInBatch) {
   SAMEBITS_REQUIRE_CUDA();
@@ -89,8 +82,9 @@ TEST_P(CudaIndexerBatchTest, ItemAloneEqualsItemInBatch) {
       at::randint(4096, 8193, {31}, gen, at::TensorOptions().dtype(at::kLong));
   std::vector<std::int64_t> ls(lengths.data_ptr<std::int64_t>(),
                                lengths.data_ptr<std::int64_t>() + 31);
-  const IndexerBatch batch = indexer_batch(ls, 64, 128, GetParam(), false, 31, 0.2);
-  const IndexerOutputs together = run(batch, 2048, true);
+  const auto [dtype, algorithm] = GetParam();
+  const IndexerBatch batch = indexer_batch(ls, 64, 128, dtype, false, 31, 0.2);
+  const IndexerOutputs together = run_indexer(batch, 2048, true, algorithm);
   for (std::int64_t item : {0, 7, 30}) {
     const std::int64_t start = batch.offsets[item].item<std::int64_t>(), length = ls[item];
     IndexerBatch alone = batch;
@@ -101,7 +95,7 @@ TEST_P(CudaIndexerBatchTest, ItemAloneEqualsItemInBatch) {
     if (batch.q_scale) alone.q_scale = batch.q_scale->narrow(0, item, 1);
     if (batch.k_scale) alone.k_scale = batch.k_scale->narrow(0, item, 1);
     alone.max_length = length;
-    const IndexerOutputs single = run(alone, 2048, true);
+    const IndexerOutputs single = run_indexer(alone, 2048, true, algorithm);
     EXPECT_TRUE(same_scores(single.scores, together.scores.narrow(0, start, length)))
         << "item " << item;
     EXPECT_TRUE(same_selection(single.top_values[0], single.top_indices[0],
@@ -109,11 +103,15 @@ TEST_P(CudaIndexerBatchTest, ItemAloneEqualsItemInBatch) {
         << "item " << item;
   }
 }
-INSTANTIATE_TEST_SUITE_P(Dtypes, CudaIndexerBatchTest,
-                         ::testing::Values(at::kBFloat16, at::kFloat8_e4m3fn),
-                         [](const auto& info) {
-                           return std::string(info.param == at::kBFloat16 ? "Bf16" : "Fp8");
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Dtypes, CudaIndexerBatchTest,
+    ::testing::Combine(::testing::Values(at::kBFloat16, at::kFloat8_e4m3fn),
+                       ::testing::Values(kernels::IndexerAlgorithm::tensor_cores,
+                                         kernels::IndexerAlgorithm::exact)),
+    [](const auto& info) {
+      return std::string(std::get<0>(info.param) == at::kBFloat16 ? "Bf16_" : "Fp8_") +
+             kernels::indexer_algorithm_name(std::get<1>(info.param));
+    });
 
 }  // namespace
 }  // namespace samebits

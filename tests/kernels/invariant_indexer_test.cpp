@@ -1,5 +1,5 @@
 // The indexer's CPU twin: exact inputs give float64's scores bit for bit (bf16 and fp8 with
-// scales), normal inputs stay inside the stated error bound, fp8 decoding matches ATen's, errors.
+// scales), normal inputs stay inside each algorithm's bound, fp8 decoding matches ATen's, errors.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
@@ -9,6 +9,7 @@
 #include "kernels/indexer/binding.h"
 #include "kernels/indexer/invariant_indexer_order.h"
 #include "tests/kernels/expect_error.h"
+#include "tests/kernels/indexer_bound_check.h"
 #include "tests/kernels/indexer_inputs.h"
 #include "tests/kernels/topk_oracle.h"
 
@@ -55,23 +56,64 @@ INSTANTIATE_TEST_SUITE_P(Shapes, TwinExactTest,
                                   std::to_string(info.param.head_dim);
                          });
 
-// Normal inputs: |score - float64| <= gamma(d + H + 1) * sum_h |w_h| sum_j |q_hj k_tj|, the
-// standard bound for d exact products summed in float32, one multiply by w, H terms summed.
-TEST(TwinReference, WithinStatedBound) {
-  const std::int64_t heads = 64, head_dim = 128;
-  const IndexerBatch b = indexer_batch({300}, heads, head_dim, at::kBFloat16, false, 9);
-  const IndexerOutputs out = invariant_indexer(b.q, b.keys, b.offsets, b.weights, 16);
-  const at::Tensor expected = indexer_scores_float64(b, 0);
-  const at::Tensor magnitude = at::matmul(b.q_float[0].abs(), b.keys_float.abs().t())
-                                   .mul(b.weights[0].to(at::kDouble).abs().unsqueeze(1))
-                                   .sum(0);
-  const double n = static_cast<double>(head_dim + heads + 1), u = std::ldexp(1.0, -24);
-  const at::Tensor bound = magnitude * (n * u / (1 - n * u));
-  const at::Tensor error = (out.scores.to(at::kDouble) - expected).abs();
-  const at::Tensor over = error.gt(bound);
-  ASSERT_FALSE(over.any().item<bool>())
-      << "token " << over.nonzero().view(-1)[0].item<std::int64_t>() << " exceeds the bound";
-  EXPECT_GT(error.max().item<double>(), 0.0) << "normal inputs should round somewhere";
+// Normal inputs: each algorithm's twin within indexer_error_bound.h's bound of float64 (exact:
+// the fma chain, the GPU's bits; tensor_cores: float64 dots rounded once), rounding somewhere.
+class TwinReference : public ::testing::TestWithParam<kernels::IndexerAlgorithm> {};
+
+TEST_P(TwinReference, WithinStatedBound) {
+  const IndexerBatch b = indexer_batch({300, 77}, 64, 128, at::kBFloat16, false, 9);
+  const IndexerOutputs out = invariant_indexer(b.q, b.keys, b.offsets, b.weights, 16, -1,
+                                               std::nullopt, std::nullopt, false, GetParam());
+  for (std::int64_t item = 0; item < 2; ++item) {
+    const at::Tensor scores =
+        out.scores.narrow(0, b.offsets[item].item<std::int64_t>(), item == 0 ? 300 : 77);
+    double worst = 0;
+    EXPECT_TRUE(scores_within_bound(
+        scores, b, item, indexer_bound::dot_arithmetic(GetParam(), /*cpu_twin=*/true), &worst));
+    EXPECT_GT(worst, 0.0) << "normal inputs should round somewhere";
+  }
+}
+INSTANTIATE_TEST_SUITE_P(Algorithms, TwinReference,
+                         ::testing::Values(kernels::IndexerAlgorithm::exact,
+                                           kernels::IndexerAlgorithm::tensor_cores),
+                         [](const auto& info) {
+                           return std::string(kernels::indexer_algorithm_name(info.param));
+                         });
+
+// Controls for the checks above and the GPU tests: scores moved by twice their bound at one key
+// fail the bound check, and a top-k with two separated positions swapped fails the agreement.
+TEST(IndexerBoundCheck, FailsWhereItShould) {
+  const IndexerBatch b = indexer_batch({300}, 64, 128, at::kBFloat16, false, 9);
+  const auto a = indexer_bound::DotArithmetic::float64;
+  const at::Tensor exact = indexer_scores_float64(b, 0).to(at::kFloat);
+  ASSERT_TRUE(scores_within_bound(exact, b, 0, a));
+  at::Tensor moved = exact.clone();
+  moved[17] += 2 * indexer_score_bounds(b, 0, a)[17].item<double>();
+  EXPECT_FALSE(scores_within_bound(moved, b, 0, a));
+  const at::Tensor order = at::argsort(exact, true, 0, true).narrow(0, 0, 16).clone();
+  std::int64_t checked = 0;
+  ASSERT_TRUE(separated_positions_agree(exact, order, 1e-9, &checked));
+  EXPECT_GE(checked, 8);
+  at::Tensor swapped = order.clone();
+  swapped[0] = order[1];
+  swapped[1] = order[0];
+  EXPECT_FALSE(separated_positions_agree(exact, swapped, 1e-9));
+}
+
+// The algorithm argument reaches the twin: on normal inputs the float64 dots and the fma chain
+// round differently somewhere; on exact inputs they agree bit for bit.
+TEST(TwinAlgorithms, DifferOnNormalInputsAgreeOnExactOnes) {
+  for (const bool exact_inputs : {false, true}) {
+    const IndexerBatch b = indexer_batch({500}, 64, 128, at::kBFloat16, exact_inputs, 13);
+    const auto run = [&](kernels::IndexerAlgorithm a) {
+      return invariant_indexer(b.q, b.keys, b.offsets, b.weights, 16, -1, std::nullopt,
+                               std::nullopt, false, a)
+          .scores;
+    };
+    const bool same = at::equal(run(kernels::IndexerAlgorithm::exact).view(at::kInt),
+                                run(kernels::IndexerAlgorithm::tensor_cores).view(at::kInt));
+    EXPECT_EQ(same, exact_inputs) << (exact_inputs ? "exact" : "normal") << " inputs";
+  }
 }
 
 // The twin's fp8 decoding against ATen's conversion for all 256 encodings.
@@ -120,6 +162,8 @@ TEST(IndexerErrors, NameTheArgumentAndAcceptedValues) {
       "offsets must rise to at most keys.size(0) = 40");
   expect_error([&] { invariant_indexer(b.q, b.keys, b.offsets, b.weights, 0); },
                "k must be in [1, 16384]");
+  expect_error([&] { parse_indexer_algorithm("fast"); },
+               "algorithm must be \"tensor_cores\" or \"exact\", got \"fast\"");
 }
 
 }  // namespace

@@ -88,8 +88,12 @@ def check_indexer(device):
     off = torch.tensor([0, 100, 300], device=device)
     w = torch.rand(2, 4, device=device)
     scores, _, top = ops.indexer(q, keys, off, w, 8)
+    exact, _, _ = ops.indexer(q, keys, off, w, 8, algorithm="exact")
     return [
         None if scores.shape[0] == 300 and top.shape == (2, 8) else f"indexer (control): {scores.shape}, {top.shape}",
+        None if exact.shape == scores.shape else f"indexer exact (control): {exact.shape}",
+        expect_error("unknown algorithm", 'algorithm must be "tensor_cores" or "exact", got "fast"',
+                     lambda: ops.indexer(q, keys, off, w, 8, algorithm="fast")),
         expect_error("2-d q", "q must be [B, H, d], got [4, 64]", lambda: ops.indexer(q[0], keys, off, w, 8)),
         expect_error("keys' d", "keys must be [total, d] with d = 64, got [300, 32]",
                      lambda: ops.indexer(q, keys[:, :32], off, w, 8)),

@@ -1,5 +1,5 @@
-// The PTX the tensor-core attention is made of, as inline functions: asynchronous 16-byte copies
-// into shared memory, ldmatrix, mma.sync m16n8k16 with float32 accumulators, and the SFU's exp2.
+// The PTX the tensor-core kernels (attention, indexer) are made of, as inline functions: 16-byte
+// asynchronous copies to shared memory, ldmatrix, mma.sync m16n8k16 (float32 accumulators), exp2.
 #pragma once
 
 #include <cuda_bf16.h>
