@@ -153,25 +153,27 @@ INSTANTIATE_TEST_SUITE_P(Shapes, TensorCoreAttentionBound,
 
 struct InvarianceCase {
   std::int64_t group;
-  double key_rise;  // AttentionShape::key_rise
+  double key_rise;                 // AttentionShape::key_rise
+  std::int64_t length = 4097;      // the sequence under test
+  std::int64_t neighbours = 9000;  // neighbours' lengths run up to this (longer than `length`)
 };
 class TensorCoreAttentionInvariance : public ::testing::TestWithParam<InvarianceCase> {};
 
-// One 4097-token sequence alone; in batches of 8 and 64 beside neighbours whose lengths cross tile
-// and split borders and set the batch's longest query and key; chunked at 16, 64 and 333;
-// decoded token by token; over paged caches; split over blocks; on a second stream; with the
-// prefill blocks on mma.sync (on Hopper they run on wgmma).
+// One 4097-token sequence (300 in the Small cases) alone; in batches of 8 and 64 beside neighbours
+// whose lengths cross tile and split borders and set the batch's longest query and key; chunked at
+// 16, 64 and 333; decoded token by token; over paged caches; split over blocks; on a second stream;
+// with the prefill blocks on mma.sync (on Hopper they run on wgmma).
 TEST_P(TensorCoreAttentionInvariance, ARowsBitsAreItsSequencesOwn) {
   SAMEBITS_REQUIRE_CUDA();
   const std::int64_t group = GetParam().group;
   const AttentionShape s{at::kBFloat16, 2 * group, 2, 128, true, GetParam().key_rise};
-  const std::int64_t length = 4097;
+  const std::int64_t length = GetParam().length;
   const SequenceCall mine{77, length, length, length};
   const AttentionResult alone = on_tensor_cores(s, {mine});
   for (const std::int64_t batch : {8, 64}) {
     std::vector<SequenceCall> calls;
     for (std::int64_t i = 0; i < batch; ++i) {
-      const std::int64_t len = 1 + (i * 977) % 9000;  // up to 8786 keys: longer than mine
+      const std::int64_t len = 1 + (i * 977) % GetParam().neighbours;  // some longer than mine
       calls.push_back({static_cast<std::uint64_t>(100 + i), len, len, i % 3 == 0 ? len : 1});
     }
     calls[batch / 2] = mine;
@@ -186,7 +188,7 @@ TEST_P(TensorCoreAttentionInvariance, ARowsBitsAreItsSequencesOwn) {
   }
   for (const std::int64_t chunk : {16, 64, 333}) {
     std::vector<SequenceCall> calls;
-    for (std::int64_t end = chunk;; end = std::min(end + chunk, length)) {
+    for (std::int64_t end = std::min(chunk, length);; end = std::min(end + chunk, length)) {
       const std::int64_t begin = calls.empty() ? 0 : calls.back().kv_len;
       calls.push_back({77, length, end, end - begin});
       if (end == length) break;
@@ -228,12 +230,17 @@ TEST_P(TensorCoreAttentionInvariance, ARowsBitsAreItsSequencesOwn) {
   EXPECT_FALSE(same_bits(alone.out, exact.out));
 }
 
+// The Small cases are the same checks on a sequence of 300 tokens beside neighbours of up to 700:
+// sized for compute-sanitizer (racecheck takes minutes per full-size case).
 INSTANTIATE_TEST_SUITE_P(Groups, TensorCoreAttentionInvariance,
                          ::testing::Values(InvarianceCase{1, 0.0}, InvarianceCase{4, 0.0},
-                                           InvarianceCase{8, 0.0}, InvarianceCase{4, 64.0}),
+                                           InvarianceCase{8, 0.0}, InvarianceCase{4, 64.0},
+                                           InvarianceCase{1, 0.0, 300, 700},
+                                           InvarianceCase{4, 0.0, 300, 700}),
                          [](const ::testing::TestParamInfo<InvarianceCase>& info) {
                            return "Gqa" + std::to_string(info.param.group) +
-                                  (info.param.key_rise > 0.0 ? "_RisingKeys" : "");
+                                  (info.param.key_rise > 0.0 ? "_RisingKeys" : "") +
+                                  (info.param.length != 4097 ? "_Small" : "");
                          });
 
 // samebits.attention on CUDA runs the tensor cores only for a positive finite scale (the order's
