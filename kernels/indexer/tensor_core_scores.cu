@@ -7,12 +7,10 @@
 #include <cuda_pipeline.h>
 
 #include <cstdint>
-#include <map>
-#include <mutex>
-#include <tuple>
 #include <type_traits>
 
 #include "kernels/common/mma_instructions.cuh"
+#include "kernels/common/occupancy.h"
 #include "kernels/common/shared_memory.h"
 #include "kernels/indexer/invariant_indexer_order.h"
 #include "kernels/indexer/tensor_core_scores.h"
@@ -212,24 +210,6 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// Blocks of `kernel` (launched with kThreads and `smem` bytes) resident on the whole device, asked
-// once per kernel, device and size.
-int resident_blocks(const void* kernel, std::size_t smem) {
-  static std::mutex mutex;
-  static std::map<std::tuple<const void*, int, std::size_t>, int> known;
-  int device = 0;
-  if (cudaGetDevice(&device) != cudaSuccess) return 0;
-  const std::lock_guard<std::mutex> lock(mutex);
-  const auto key = std::make_tuple(kernel, device, smem);
-  const auto at = known.find(key);
-  if (at != known.end()) return at->second;
-  int sms = 0, per_sm = 0;
-  if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, smem) != cudaSuccess)
-    return 0;
-  return known[key] = sms * per_sm;
-}
-
 template <typename In, int kHeadTiles>
 Status launch(const IndexerProblem& p, cudaStream_t stream) {
   constexpr int kQRows = kHeadTiles * 8;
@@ -243,7 +223,7 @@ Status launch(const IndexerProblem& p, cudaStream_t stream) {
   if (allowed != Status::ok) return allowed;
   // As many tiles per block as still leave two waves of blocks (which tiles share a block
   // changes no bit: every key's arithmetic is its own).
-  const int resident = resident_blocks(reinterpret_cast<const void*>(kernel), smem);
+  const int resident = resident_blocks(reinterpret_cast<const void*>(kernel), kThreads, smem);
   if (resident < 1) return Status::cuda_error;
   const std::int64_t tiles = (p.max_length + kTileKeys - 1) / kTileKeys;
   int tiles_per_block = kMostTilesPerBlock;

@@ -10,10 +10,8 @@
 
 #include <algorithm>
 #include <cub/block/block_scan.cuh>
-#include <map>
-#include <mutex>
-#include <utility>
 
+#include "kernels/common/occupancy.h"
 #include "kernels/topk/bitonic_words.cuh"
 #include "kernels/topk/topk_device.cuh"
 
@@ -300,25 +298,6 @@ bool split_select_available() {
          cooperative != 0;
 }
 
-// How many blocks of `kernel` (with `smem` bytes for a sort of sort_n words) the current GPU holds
-// at once; 0 on a CUDA error. Asked once per device and sort size, not on every call (a decode
-// loop calls the top-k once per step).
-template <typename Kernel>
-int resident_blocks(Kernel kernel, std::uint32_t sort_n, std::size_t smem) {
-  static std::mutex mutex;
-  static std::map<std::pair<int, std::uint32_t>, int> known;
-  int device = 0;
-  if (cudaGetDevice(&device) != cudaSuccess) return 0;
-  const std::lock_guard<std::mutex> lock(mutex);
-  const auto at = known.find({device, sort_n});
-  if (at != known.end()) return at->second;
-  int sms = 0, per_sm = 0;
-  if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, smem) != cudaSuccess)
-    return 0;
-  return known[{device, sort_n}] = sms * per_sm;
-}
-
 template <typename T>
 Status split_select(const TopkProblem& p, cudaStream_t stream) {
   Workspace w = workspace_of(p);
@@ -333,7 +312,7 @@ Status split_select(const TopkProblem& p, cudaStream_t stream) {
     return Status::cuda_error;
   // As many blocks as fit at once on the GPU (a cooperative launch's limit), no more than the
   // segments need.
-  const int resident = resident_blocks(kernel, sort_n, smem);
+  const int resident = resident_blocks(reinterpret_cast<const void*>(kernel), kThreads, smem);
   if (resident < 1) return Status::cuda_error;
   const std::int64_t items = p.rows * w.segments_per_row;
   const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(items, resident));
