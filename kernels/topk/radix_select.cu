@@ -196,9 +196,27 @@ __global__ void __launch_bounds__(kRadixThreads)
   for (int shift = 32 - kDigitBits; shift >= 0 && matching != need && need > 0;
        shift -= kDigitBits) {
     const bool counted = first_counted_in_load && shift == 32 - kDigitBits;
-    for (int i = tid; i < length && !counted; i += kRadixThreads) {
-      const std::uint32_t k_i = key(i);
-      if ((k_i & mask) == prefix) atomicAdd(&counts_of_warp[(k_i >> shift) & (kBins - 1)], 1u);
+    if (cached) {
+      for (int i = tid; i < length && !counted; i += kRadixThreads) {
+        const std::uint32_t k_i = cache[i];
+        if ((k_i & mask) == prefix) atomicAdd(&counts_of_warp[(k_i >> shift) & (kBins - 1)], 1u);
+      }
+    } else {  // from global memory: sixteen clamped reads in flight before any is counted
+      constexpr int kBatch = 16;
+      for (int base = 0; base < length; base += kRadixThreads * kBatch) {
+        T batch[kBatch];
+#pragma unroll
+        for (int u = 0; u < kBatch; ++u) {
+          const int i = base + u * kRadixThreads + tid;
+          batch[u] = row[i < length ? i : length - 1];
+        }
+#pragma unroll
+        for (int u = 0; u < kBatch; ++u) {
+          const std::uint32_t k_i = key_of_bits(float_bits(batch[u]));
+          if (base + u * kRadixThreads + tid < length && (k_i & mask) == prefix)
+            atomicAdd(&counts_of_warp[(k_i >> shift) & (kBins - 1)], 1u);
+        }
+      }
     }
     __syncthreads();
     for (int b = tid; b < kBins; b += kRadixThreads) {
@@ -262,9 +280,14 @@ __global__ void __launch_bounds__(kRadixThreads)
     std::uint32_t keys[kGatherItems], slot[kGatherItems];  // slot: kind and rank in the warp
     std::uint32_t greater_in_warp = 0, equal_in_warp = 0;
 #pragma unroll
+    for (int j = 0; j < kGatherItems; ++j) {  // (clamped reads: all in flight before the ballots)
+      const int i = first + 32 * j;
+      keys[j] = key(i < length ? i : length - 1);
+    }
+#pragma unroll
     for (int j = 0; j < kGatherItems; ++j) {
       const int i = first + 32 * j;
-      keys[j] = i < length ? key(i) : kNoElement;
+      if (i >= length) keys[j] = kNoElement;
       const std::uint32_t top = keys[j] & mask;
       const unsigned greater = __ballot_sync(kFullMask, i < length && top > prefix);
       const unsigned equal = __ballot_sync(kFullMask, i < length && top == prefix);

@@ -1,11 +1,15 @@
 // split_select, the top-k of long rows: a row's work spreads over segments of kSplitSegment
 // elements, where radix_select gives a row one block (and one SM). One cooperative launch of
-// persistent blocks, in phases separated by grid-wide barriers: four passes of 8-bit digit
-// histograms (every segment of a row adds its counts into the row's, then one block per row picks
-// the digit) find the k-th key; each segment writes the keys above it and its share of the keys
-// equal to it (the first in index order); one block per row sorts the k chosen (key, index) words.
-// Integer sums and a sort of distinct words: neither the split nor any thread's timing shows in
-// the result, which is the stable sort's first k, as radix_select's.
+// persistent blocks, in phases separated by grid-wide barriers:
+//   passes: up to three digit histograms (12, 12 and 8 bits) find the k-th key. Every segment of
+//     a row adds its counts into the row's; the last segment to finish picks the digit. A row is
+//     settled once the keys that share the digits found so far are all taken (no further pass);
+//   choose: each segment writes its chosen words (key, index): every key above the k-th, and of
+//     the keys equal to it the first in index order (or every key of a settled row's prefix);
+//   rank: every block ranks a slice of a row's chosen words against all of them (a word's rank is
+//     the count of smaller words) and writes each to its slot.
+// Integer sums and ranks of distinct words: neither the split nor any thread's timing shows in the
+// result, which is the stable sort's first k, as radix_select's.
 #include <cooperative_groups.h>
 
 #include <algorithm>
@@ -20,31 +24,47 @@ namespace {
 
 namespace cg = cooperative_groups;
 
+
 constexpr int kThreads = 256;
+// Resident blocks per SM the registers must allow (64 a thread, a few bytes spilled). Measured on
+// the H100 at B = 31 x 131072: 4 blocks (528) against 3 (396, no spill): 127 / 193 us against
+// 148 / 218 at k = 64 / 2048, as a row's 32 segments fill more of the GPU at once.
+constexpr int kBlocksPerSm = 4;
 constexpr int kWarps = kThreads / 32;
-constexpr int kBins = 256;  // one 8-bit digit, a bin per thread
-constexpr int kPasses = 4;  // 32-bit keys
+constexpr int kPasses = 3;
+constexpr int kRowBins = 4096;  // the widest digit's bins (12 bits)
+constexpr int kLastBins = 256;  // the last digit's (8 bits), also kept per segment
 constexpr int kItems = static_cast<int>(kSplitSegment) / kThreads;  // a thread's keys per segment
-static_assert(kBins == kThreads, "the chooser gives each thread one bin");
+static_assert((kSplitSelectMaxK + 32) * sizeof(unsigned long long) <= 48 * 1024,
+              "the rank phase's words fit in a block's default shared memory");
 
-// A row's state between phases, zeroed first. After pass d: `prefix` holds the k-th key's top
-// 8 (d + 1) bits, `need` how many keys matching them the first k still take. `all`: the row has
-// fewer than k elements, so it takes every one (found at pass 0). `taken` counts the words of
-// keys above the k-th written so far.
+// Pass p's digit: key bits [shift, shift + bits). 12 + 12 + 8 = 32.
+__host__ __device__ constexpr int digit_bits(int pass) { return pass < 2 ? 12 : 8; }
+__host__ __device__ constexpr int digit_shift(int pass) { return pass == 0 ? 20 : pass == 1 ? 8 : 0; }
+
+// A row's state between phases, zeroed first. After a pass: the k-th key's bits under `mask` are
+// `prefix`, and `need` keys matching them are still to be taken. `settled`: all of those are
+// taken (need equals their count), so no later pass runs for the row; a row of at most k elements
+// settles at pass 0 with an empty mask. `chosen`: the words the result takes, min(length, k).
+// `taken` counts words written through the counter; `arrived` the segments done with the pass.
 struct RowState {
-  std::uint32_t prefix, need, taken, all;
+  std::uint32_t prefix, mask, need, settled, chosen, taken, arrived, unused;
 };
+static_assert(sizeof(RowState) == 32, "read as two 16-byte words");
 
-// The workspace: rows states and histograms (zeroed by the launch), then per row and segment the
-// last pass's histogram (so a segment knows how many keys equal to the k-th lie in earlier
-// segments), then per row the k chosen words.
+// The workspace: a header (per pass, the rows not settled by it), row states and histograms (all
+// zeroed by the launch), then per row and segment the last pass's histogram (so that a segment
+// knows how many keys equal to the k-th lie in earlier segments), then per row the k chosen words.
 struct Workspace {
-  RowState* state;
-  unsigned int* histogram;    // [rows][kBins]
-  unsigned int* segments;     // [rows][segments][kBins]
+  unsigned int* remaining;    // [kPasses]
+  RowState* state;            // [rows]
+  unsigned int* histogram;    // [rows][kRowBins]
+  unsigned int* segments;     // [rows][segments][kLastBins]
   unsigned long long* words;  // [rows][k]
   std::int64_t rows, segments_per_row;
 };
+
+constexpr std::int64_t kHeaderBytes = 16;
 
 // A row's segments (an empty row has one, empty, so that its state is settled too).
 __host__ __device__ std::int64_t segments_of(std::int64_t length) {
@@ -52,7 +72,8 @@ __host__ __device__ std::int64_t segments_of(std::int64_t length) {
 }
 
 __host__ __device__ std::int64_t cleared_bytes(std::int64_t rows) {
-  return rows * static_cast<std::int64_t>(sizeof(RowState) + kBins * sizeof(unsigned int));
+  return kHeaderBytes +
+         rows * static_cast<std::int64_t>(sizeof(RowState) + kRowBins * sizeof(unsigned int));
 }
 
 Workspace workspace_of(const TopkProblem& p) {
@@ -60,32 +81,42 @@ Workspace workspace_of(const TopkProblem& p) {
   Workspace w;
   w.rows = p.rows;
   w.segments_per_row = segments_of(p.max_length);
-  w.state = reinterpret_cast<RowState*>(base);
-  w.histogram = reinterpret_cast<unsigned int*>(base + p.rows * sizeof(RowState));
+  w.remaining = reinterpret_cast<unsigned int*>(base);
+  w.state = reinterpret_cast<RowState*>(base + kHeaderBytes);
+  w.histogram = reinterpret_cast<unsigned int*>(base + kHeaderBytes + p.rows * sizeof(RowState));
   w.segments = reinterpret_cast<unsigned int*>(base + cleared_bytes(p.rows));
   w.words = reinterpret_cast<unsigned long long*>(
-      base + cleared_bytes(p.rows) + p.rows * w.segments_per_row * kBins * sizeof(unsigned int));
+      base + cleared_bytes(p.rows) +
+      p.rows * w.segments_per_row * kLastBins * sizeof(unsigned int));
   return w;
 }
 
 // A thread's keys of a segment: element tid + i * kThreads for i < kItems (kNoElement past the
-// row's end), all loads issued before any is used.
+// row's end). The reads are clamped to the segment, not predicated: with no branch between them,
+// all sixteen are in flight before the first key is computed.
 template <typename T>
 __device__ __forceinline__ void load_keys(const T* row, std::int64_t begin, int n,
                                           std::uint32_t (&keys)[kItems]) {
+  const T* segment = row + begin;
+  const int last = n > 0 ? n - 1 : 0;  // (an empty segment reads nothing)
 #pragma unroll
   for (int i = 0; i < kItems; ++i) {
     const int at = static_cast<int>(threadIdx.x) + i * kThreads;
-    keys[i] = at < n ? key_at(row, begin + at) : kNoElement;
+    keys[i] = n > 0 ? float_bits(segment[at < n ? at : last]) : 0u;
+  }
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) {
+    const int at = static_cast<int>(threadIdx.x) + i * kThreads;
+    keys[i] = at < n ? key_of_bits(keys[i]) : kNoElement;
   }
 }
 
-// The workspace as phases see it: written before the grid barrier by other blocks, so read from
-// L2 (ld.cg), never a stale L1 line.
+// The workspace as phases see it: written before the grid barrier (or the last arrival) by other
+// blocks, so read from L2 (ld.cg), never a stale L1 line.
 __device__ __forceinline__ RowState state_of(const Workspace& w, std::int64_t r) {
   const auto* at = reinterpret_cast<const uint4*>(w.state + r);
-  const uint4 v = __ldcg(at);
-  return {v.x, v.y, v.z, v.w};
+  const uint4 a = __ldcg(at), b = __ldcg(at + 1);
+  return {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
 }
 
 struct Segment {
@@ -105,62 +136,128 @@ __device__ __forceinline__ bool segment_of(const Rows& rows, const Workspace& w,
   return true;
 }
 
-// Pass `pass` over one segment: the digit histogram of its keys that match the prefix so far,
-// added into its row's (the last pass's also kept per segment). Adds of one bin within a warp are
-// combined first (a pass's keys often share a few bins: exponents).
-template <typename T>
+// After pass `pass`, by the row's last segment to arrive: row r's digit from its histogram (read
+// from the top bin down and cleared for the next pass), and whether the row is settled. Every
+// pass reads all kRowBins bins (a narrower digit leaves the upper ones zero): coalesced into
+// `staged` (shared memory), then sixteen consecutive bins a thread for the scan.
+template <class Scan>
+__device__ void pick_digit(const Workspace& w, std::int64_t r, std::int64_t k, int pass,
+                           unsigned int* staged, typename Scan::TempStorage& scan) {
+  constexpr int kPer = kRowBins / kThreads;
+  const int tid = threadIdx.x;
+  const RowState state = state_of(w, r);
+  unsigned int* histogram = w.histogram + r * kRowBins;
+  unsigned int read[kPer];
+#pragma unroll
+  for (int i = 0; i < kPer; ++i) read[i] = __ldcg(histogram + i * kThreads + tid);
+#pragma unroll
+  for (int i = 0; i < kPer; ++i) {
+    staged[i * kThreads + tid] = read[i];
+    histogram[i * kThreads + tid] = 0;
+  }
+  __syncthreads();
+  unsigned int counts[kPer];  // counts[i]: bin kRowBins - 1 - (tid * kPer + i)
+  const auto* mine = reinterpret_cast<const uint4*>(staged + (kRowBins - kPer * (tid + 1)));
+#pragma unroll
+  for (int q = 0; q < kPer / 4; ++q) {
+    const uint4 v = mine[q];  // bins from kRowBins - kPer * (tid + 1) + 4 q up
+    counts[kPer - 1 - 4 * q] = v.x;
+    counts[kPer - 2 - 4 * q] = v.y;
+    counts[kPer - 3 - 4 * q] = v.z;
+    counts[kPer - 4 - 4 * q] = v.w;
+  }
+  unsigned int sum = 0;
+#pragma unroll
+  for (int i = 0; i < kPer; ++i) sum += counts[i];
+  unsigned int above = 0, total = 0;  // keys in higher bins than this thread's; in all bins
+  Scan(scan).ExclusiveSum(sum, above, total);
+  RowState* out = w.state + r;
+  const std::uint32_t need = pass == 0 ? static_cast<std::uint32_t>(k) : state.need;
+  if (pass == 0 && total <= need) {  // at most k elements: take them all
+    if (tid == 0) {
+      out->settled = 1;
+      out->chosen = total;
+    }
+  } else {
+    const int bins = 1 << digit_bits(pass);
+#pragma unroll
+    for (int i = 0; i < kPer; ++i) {
+      if (above < need && need <= above + counts[i]) {  // the need-th key's bin: one thread's
+        const auto bin = static_cast<std::uint32_t>(kRowBins - 1 - (tid * kPer + i));
+        const std::uint32_t left = need - above;
+        const bool settled = left == counts[i];
+        out->prefix = state.prefix | bin << digit_shift(pass);
+        out->mask = state.mask | static_cast<std::uint32_t>(bins - 1) << digit_shift(pass);
+        out->need = left;
+        out->settled = settled ? 1u : 0u;
+        if (pass == 0) out->chosen = static_cast<std::uint32_t>(k);
+        if (!settled && pass + 1 < kPasses) atomicAdd(&w.remaining[pass], 1u);
+      }
+      above += counts[i];
+    }
+  }
+  if (tid == 0) out->arrived = 0;
+}
+
+// Pass `pass` over one segment: the digit histogram of its keys that match the row's prefix, added
+// into its row's (the last pass's also kept per segment); the row's last segment to arrive picks
+// the digit. One shared-memory add per key: __match_any_sync to combine a warp's adds first made
+// every pass several times slower on the H100 (measured, bench/RESULTS.md).
+template <typename T, class Scan>
 __device__ void segment_pass(const T* values, const Rows& rows, const Workspace& w,
-                             const Segment& s, std::uint32_t prefix, int pass,
-                             unsigned int* histogram) {
-  const int tid = threadIdx.x, lane = tid & 31;
-  const int shift = 24 - 8 * pass;
-  const std::uint32_t high = pass == 0 ? 0u : ~0u << (32 - 8 * pass);  // the prefix's bits
+                             const Segment& s, const RowState& state, std::int64_t k, int pass,
+                             unsigned int* histogram, int& last,
+                             typename Scan::TempStorage& scan) {
+  const int tid = threadIdx.x;
+  const int shift = digit_shift(pass), bins = 1 << digit_bits(pass);
   std::uint32_t keys[kItems];
   load_keys(values + rows.start(s.r), s.begin, s.n, keys);
-  histogram[tid] = 0;
+  for (int b = tid; b < bins; b += kThreads) histogram[b] = 0;
   __syncthreads();
 #pragma unroll
   for (int i = 0; i < kItems; ++i) {
-    const bool counted = tid + i * kThreads < s.n && (keys[i] & high) == prefix;
-    const unsigned voters = __ballot_sync(kFullMask, counted);
-    if (!counted) continue;
-    const std::uint32_t bin = (keys[i] >> shift) & 0xffu;
-    const unsigned peers = __match_any_sync(voters, bin);
-    if (lane == __ffs(peers) - 1) atomicAdd(&histogram[bin], static_cast<unsigned>(__popc(peers)));
+    if (tid + i * kThreads < s.n && (keys[i] & state.mask) == state.prefix)
+      atomicAdd(&histogram[(keys[i] >> shift) & static_cast<std::uint32_t>(bins - 1)], 1u);
   }
   __syncthreads();
-  const unsigned int mine = histogram[tid];
-  if (pass == kPasses - 1) w.segments[(s.r * w.segments_per_row + s.index) * kBins + tid] = mine;
-  if (mine) atomicAdd(&w.histogram[s.r * kBins + tid], mine);
-  __syncthreads();  // (the block's next segment reuses `histogram`)
-}
-
-// After pass `pass`: row r's digit, from its histogram (then cleared for the next pass).
-template <class Scan>
-__device__ void pick_digit(const Workspace& w, std::int64_t r, std::int64_t k, int pass,
-                           typename Scan::TempStorage& scan) {
-  const int tid = threadIdx.x;
-  const RowState state = state_of(w, r);
-  if (state.all) return;
-  unsigned int* bin = &w.histogram[r * kBins + (kBins - 1 - tid)];  // bins from the top down
-  const unsigned int count = __ldcg(bin);
-  *bin = 0;
-  unsigned int above = 0, total = 0;  // keys in higher bins than this thread's; in all bins
-  Scan(scan).ExclusiveSum(count, above, total);
-  const std::uint32_t need = pass == 0 ? static_cast<std::uint32_t>(k) : state.need;
-  if (pass == 0 && total < need) {  // fewer than k elements: take them all
-    if (tid == 0) w.state[r].all = 1;
-  } else if (above < need && need <= above + count) {  // the need-th key's bin: one thread's
-    w.state[r].prefix =
-        state.prefix | (static_cast<std::uint32_t>(kBins - 1 - tid) << (24 - 8 * pass));
-    w.state[r].need = need - above;
+  for (int b = tid; b < bins; b += kThreads) {
+    const unsigned int mine = histogram[b];
+    if (pass == kPasses - 1)
+      w.segments[(s.r * w.segments_per_row + s.index) * kLastBins + b] = mine;
+    if (mine) atomicAdd(&w.histogram[s.r * kRowBins + b], mine);
   }
-  __syncthreads();  // (the block's next row reuses `scan`)
+  __threadfence();  // (this block's adds are visible before its arrival is)
+  __syncthreads();
+  if (tid == 0)
+    last = atomicAdd(&w.state[s.r].arrived, 1u) == static_cast<unsigned>(segments_of(s.length) - 1);
+  __syncthreads();
+  if (last) {
+    __threadfence();
+    pick_digit<Scan>(w, s.r, k, pass, histogram, scan);
+  }
+  __syncthreads();  // (the block's next segment reuses `histogram`, `last` and `scan`)
 }
 
-// One segment's chosen words: every key above the k-th key (at slots taken by a counter: the
-// final sort orders them) and, of the keys equal to it, those whose rank among the row's equal
-// keys in index order is below `need` (slots k - need + rank).
+// Writes the words for which `take` holds at slots from the row's counter, below `slots`.
+__device__ __forceinline__ void write_counted(const Workspace& w, std::int64_t r, bool take,
+                                             std::uint32_t key, std::uint32_t index,
+                                             std::uint32_t slots, unsigned long long* words) {
+  const int lane = threadIdx.x & 31;
+  const unsigned takers = __ballot_sync(kFullMask, take);
+  if (!takers) return;
+  std::uint32_t first = 0;
+  if (lane == 0) first = atomicAdd(&w.state[r].taken, static_cast<unsigned>(__popc(takers)));
+  first = __shfl_sync(kFullMask, first, 0);
+  if (take) {
+    const std::uint32_t slot = first + __popc(takers & ((1u << lane) - 1u));
+    if (slot < slots) words[slot] = sort_word(key, index);
+  }
+}
+
+// One segment's chosen words. A settled row: every key whose bits under the mask are at least the
+// prefix (slots from the counter: the rank phase orders them). Otherwise (all 32 bits found):
+// every key above the k-th key by the counter, and of the keys equal to it, those whose rank among
+// the row's equal keys in index order is below `need` (slots k - need + rank).
 template <typename T>
 __device__ void segment_choose(const T* values, const Rows& rows, const Workspace& w,
                                const Segment& s, std::int64_t k,
@@ -168,44 +265,42 @@ __device__ void segment_choose(const T* values, const Rows& rows, const Workspac
                                unsigned int& equal_before) {
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const RowState state = state_of(w, s.r);
-  const bool all = state.all != 0;
-  const std::uint32_t threshold = all ? kNoElement : state.prefix;
-  const std::uint32_t need = all ? 0u : state.need;
-  const auto greater_slots = static_cast<std::uint32_t>(all ? s.length : k - need);
   std::uint32_t keys[kItems];
   load_keys(values + rows.start(s.r), s.begin, s.n, keys);
+  unsigned long long* words = w.words + s.r * k;
+  if (state.settled) {
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) {
+      const int at = tid + i * kThreads;
+      write_counted(w, s.r, at < s.n && (keys[i] & state.mask) >= state.prefix, keys[i],
+                    static_cast<std::uint32_t>(s.begin + at), state.chosen, words);
+    }
+    return;
+  }
+  const std::uint32_t threshold = state.prefix, need = state.need;
+  const auto greater_slots = static_cast<std::uint32_t>(k - need);
   // Equal keys in earlier segments: their last-pass histograms' bins of the threshold's digit,
   // read at once (a thread each) and summed.
   if (tid == 0) equal_before = 0;
   __syncthreads();
   unsigned int earlier_equal = 0;
-  for (std::int64_t e = tid; e < s.index && !all; e += kThreads)
+  for (std::int64_t e = tid; e < s.index; e += kThreads)
     earlier_equal +=
-        __ldcg(&w.segments[(s.r * w.segments_per_row + e) * kBins + (threshold & 0xffu)]);
+        __ldcg(&w.segments[(s.r * w.segments_per_row + e) * kLastBins + (threshold & 0xffu)]);
   if (earlier_equal) atomicAdd(&equal_before, earlier_equal);
   unsigned equal[kItems];
 #pragma unroll
   for (int i = 0; i < kItems; ++i) {
-    equal[i] = __ballot_sync(kFullMask, !all && keys[i] == threshold && keys[i] != kNoElement);
+    equal[i] = __ballot_sync(kFullMask, keys[i] == threshold);  // (never kNoElement)
     if (lane == 0) warp_equal[i][warp] = __popc(equal[i]);
   }
   __syncthreads();
   unsigned int rank = equal_before;  // equal keys before item i's tile, row-wide
-  unsigned long long* words = w.words + s.r * k;
 #pragma unroll
   for (int i = 0; i < kItems; ++i) {
     const std::uint32_t key = keys[i];
     const auto index = static_cast<std::uint32_t>(s.begin + tid + i * kThreads);
-    const unsigned greater = __ballot_sync(kFullMask, key > threshold);  // (never kNoElement)
-    if (greater) {
-      std::uint32_t first = 0;
-      if (lane == 0) first = atomicAdd(&w.state[s.r].taken, static_cast<unsigned>(__popc(greater)));
-      first = __shfl_sync(kFullMask, first, 0);
-      if (greater >> lane & 1u) {
-        const std::uint32_t slot = first + __popc(greater & ((1u << lane) - 1u));
-        if (slot < greater_slots) words[slot] = sort_word(key, index);
-      }
-    }
+    write_counted(w, s.r, key > threshold, key, index, greater_slots, words);
     unsigned int earlier = 0, tile = 0;
 #pragma unroll
     for (int v = 0; v < kWarps; ++v) {
@@ -218,49 +313,70 @@ __device__ void segment_choose(const T* values, const Rows& rows, const Workspac
     }
     rank += tile;
   }
-  __syncthreads();  // (the block's next segment reuses `warp_equal`)
+  __syncthreads();  // (the block's next segment reuses `warp_equal` and `equal_before`)
 }
 
-// Row r's chosen words sorted; slot j < k of its output the j-th (the -inf / -1 filler past a
-// short row's elements).
+// Slots [chunk * width, (chunk + 1) * width) of row r: each chosen word there goes to the slot of
+// its rank among all the row's chosen words (they are distinct, so the ranks are the sorted
+// order), counted by kThreads / width adjacent threads; slots past the chosen get the -inf / -1
+// filler. The words are padded with kEmptyWord (never below a word) to whole rounds of reads, so
+// the counting loop has no bound to check between its 16-byte reads.
 template <typename T>
-__device__ void sort_row(const T* values, const Rows& rows, const Workspace& w, std::int64_t r,
-                         std::int64_t k, std::uint32_t sort_n, unsigned long long* sorted,
-                         T* out_values, std::int64_t* out_indices) {
-  const int tid = threadIdx.x;
-  const RowState state = state_of(w, r);
-  const auto chosen = static_cast<std::uint32_t>(state.all ? rows.size(r) : k);
+__device__ void rank_words(const T* values, const Rows& rows, const Workspace& w, std::int64_t r,
+                           std::int64_t chunk, int width, std::int64_t k,
+                           unsigned long long* shared_words, T* out_values,
+                           std::int64_t* out_indices) {
+  constexpr int kUnroll = 4;  // 16-byte reads per helper and round
+  const int tid = threadIdx.x, helpers = kThreads / width;
+  const std::uint32_t chosen = state_of(w, r).chosen;
+  const std::uint32_t round = 2 * kUnroll * helpers;  // words per round of all helpers
+  const std::uint32_t padded = (chosen + round - 1) / round * round;
   const unsigned long long* words = w.words + r * k;
-  for (std::uint32_t j = tid; j < sort_n; j += kThreads)
-    sorted[j] = j < chosen ? __ldcg(words + j) : kEmptyWord;
+  for (std::uint32_t j = tid; j < padded; j += kThreads)
+    shared_words[j] = j < chosen ? __ldcg(words + j) : kEmptyWord;
   __syncthreads();
-  sort_words<kThreads>(sorted, sort_n);
-  const T* row = values + rows.start(r);
-  for (std::int64_t j = tid; j < k; j += kThreads) {
+  const std::int64_t j = chunk * width + tid / helpers;
+  const auto first = static_cast<std::uint32_t>(tid % helpers);
+  const unsigned long long word = j < chosen ? shared_words[j] : 0ull;
+  const auto* pairs = reinterpret_cast<const ulonglong2*>(shared_words);
+  unsigned int rank = 0;
+  if (j < chosen) {
+    for (std::uint32_t p = first; p < padded / 2; p += kUnroll * helpers) {
+      ulonglong2 read[kUnroll];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) read[u] = pairs[p + u * helpers];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) rank += (read[u].x < word) + (read[u].y < word);
+    }
+  }
+  for (int o = 1; o < helpers; o <<= 1) rank += __shfl_xor_sync(kFullMask, rank, o);
+  if (first == 0 && j < k) {
+    const T* row = values + rows.start(r);
     if (j < chosen)
-      write_chosen(row, sorted[j], static_cast<std::uint32_t>(j), out_values + r * k,
-                   out_indices + r * k);
+      write_chosen(row, word, rank, out_values + r * k, out_indices + r * k);
     else
       write_slot(row, -1, out_values, out_indices, r * k + j);
   }
-  __syncthreads();  // (the block's next row reuses `sorted`)
+  __syncthreads();  // (the block's next item reuses `shared_words`)
 }
 
 template <typename T>
-__global__ void __launch_bounds__(kThreads)
-    split_select_kernel(const T* values, Rows rows, std::int64_t k, Workspace w,
-                        std::uint32_t sort_n, T* out_values, std::int64_t* out_indices) {
-  extern __shared__ unsigned long long sorted[];  // sort_n words
-  __shared__ unsigned int histogram[kBins];
+__global__ void __launch_bounds__(kThreads, kBlocksPerSm)
+    split_select_kernel(const T* values, Rows rows, std::int64_t k, Workspace w, int width,
+                        T* out_values, std::int64_t* out_indices) {
+  // The passes' histogram, later the rank phase's words.
+  extern __shared__ __align__(16) unsigned long long shared_words[];
+  auto* histogram = reinterpret_cast<unsigned int*>(shared_words);
   __shared__ unsigned int warp_equal[kItems][kWarps];
   __shared__ unsigned int equal_before;
+  __shared__ int last;
   using Scan = cub::BlockScan<unsigned int, kThreads>;
   __shared__ typename Scan::TempStorage scan;
   const cg::grid_group grid = cg::this_grid();
   const std::int64_t blocks = gridDim.x;
   const std::int64_t items = w.rows * w.segments_per_row;
-  // Zero the states and histograms.
-  auto* cleared = reinterpret_cast<unsigned int*>(w.state);
+  // Zero the header, states and histograms.
+  auto* cleared = w.remaining;
   const std::int64_t words = cleared_bytes(w.rows) / 4;
   for (std::int64_t i = blockIdx.x * kThreads + threadIdx.x; i < words; i += blocks * kThreads)
     cleared[i] = 0;
@@ -270,13 +386,11 @@ __global__ void __launch_bounds__(kThreads)
       Segment s;
       if (!segment_of(rows, w, item, s)) continue;
       const RowState state = state_of(w, s.r);
-      if (state.all) continue;  // (a short row, settled at pass 0)
-      segment_pass(values, rows, w, s, state.prefix, pass, histogram);
+      if (state.settled) continue;
+      segment_pass<T, Scan>(values, rows, w, s, state, k, pass, histogram, last, scan);
     }
     grid.sync();
-    for (std::int64_t r = blockIdx.x; r < w.rows; r += blocks)
-      pick_digit<Scan>(w, r, k, pass, scan);
-    grid.sync();
+    if (pass + 1 < kPasses && __ldcg(&w.remaining[pass]) == 0) break;  // (the same in every block)
   }
   for (std::int64_t item = blockIdx.x; item < items; item += blocks) {
     Segment s;
@@ -284,8 +398,10 @@ __global__ void __launch_bounds__(kThreads)
       segment_choose(values, rows, w, s, k, warp_equal, equal_before);
   }
   grid.sync();
-  for (std::int64_t r = blockIdx.x; r < w.rows; r += blocks)
-    sort_row(values, rows, w, r, k, sort_n, sorted, out_values, out_indices);
+  const std::int64_t chunks = (k + width - 1) / width;
+  for (std::int64_t item = blockIdx.x; item < w.rows * chunks; item += blocks)
+    rank_words(values, rows, w, item / chunks, item % chunks, width, k, shared_words, out_values,
+               out_indices);
 }
 
 }  // namespace
@@ -303,23 +419,29 @@ Status split_select(const TopkProblem& p, cudaStream_t stream) {
   Workspace w = workspace_of(p);
   const auto* values = static_cast<const T*>(p.values);
   Rows rows{p.offsets, p.row_stride, p.length};
-  std::uint32_t sort_n = 64;
-  while (sort_n < p.k) sort_n <<= 1;
-  const std::size_t smem = sort_n * sizeof(unsigned long long);
+  // (the rank phase pads the words by at most 31)
+  const std::size_t smem = std::max<std::size_t>(kRowBins * sizeof(unsigned int),
+                                                 (p.k + 32) * sizeof(unsigned long long));
   auto* kernel = split_select_kernel<T>;
-  if (smem > 48 * 1024 && cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                               static_cast<int>(smem)) != cudaSuccess)
-    return Status::cuda_error;
   // As many blocks as fit at once on the GPU (a cooperative launch's limit), no more than the
   // segments need.
   const int resident = resident_blocks(reinterpret_cast<const void*>(kernel), kThreads, smem);
   if (resident < 1) return Status::cuda_error;
   const std::int64_t items = p.rows * w.segments_per_row;
   const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(items, resident));
+  // The rank phase's slice of a row: the narrowest (most threads per word) whose slices the
+  // blocks cover in one round. Any width gives the same ranks.
+  int width = kThreads;
+  for (int narrow : {64, 128}) {
+    if (p.rows * ((p.k + narrow - 1) / narrow) <= blocks) {
+      width = narrow;
+      break;
+    }
+  }
   auto* out_values = static_cast<T*>(p.out_values);
   std::int64_t* out_indices = p.out_indices;
   std::int64_t k = p.k;
-  void* args[] = {&values, &rows, &k, &w, &sort_n, &out_values, &out_indices};
+  void* args[] = {&values, &rows, &k, &w, &width, &out_values, &out_indices};
   if (cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), dim3(blocks),
                                   dim3(kThreads), args, smem, stream) != cudaSuccess)
     return Status::cuda_error;
@@ -340,7 +462,8 @@ std::int64_t topk_split_workspace_bytes(const TopkProblem& p) {
     return 0;
   const std::int64_t segments = topk_device::segments_of(p.max_length);
   return topk_device::cleared_bytes(p.rows) +
-         p.rows * segments * topk_device::kBins * static_cast<std::int64_t>(sizeof(unsigned int)) +
+         p.rows * segments * topk_device::kLastBins *
+             static_cast<std::int64_t>(sizeof(unsigned int)) +
          p.rows * p.k * static_cast<std::int64_t>(sizeof(unsigned long long));
 }
 

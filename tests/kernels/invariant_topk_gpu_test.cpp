@@ -144,6 +144,34 @@ TEST(CudaTopkSplit, PackedRowsOfAnyLengthAloneOrInBatch) {
   }
 }
 
+// split_select stops its digit passes once the k-th key's bits found so far are shared only by
+// keys the result takes. Rows of 1.0 (0x3f800000) with a top set above them reach each way out:
+//   row 0: 2048 copies of 2.0, exactly k in the first 12-bit bin (settled after pass 0);
+//   row 1: 3000 values 2.0 + j * 2^-14 (bits 8..19 = j), one key per second digit (pass 1);
+//   row 2: 1000 such values three times each, 3-way ties at the k-th key (all three passes, then
+//          the equal keys by index);
+//   row 3: as row 1 with j from 4095 down (the first digit's bin is the same, the order reversed).
+TEST(CudaTopkSplit, StopsAfterAnyPass) {
+  SAMEBITS_REQUIRE_CUDA();
+  const std::int64_t n = 70001, k = 2048;
+  std::vector<std::int32_t> bits(4 * n, 0x3f800000);
+  for (std::int64_t j = 0; j < 2048; ++j) bits[0 * n + 34 * j + 5] = 0x40000000;
+  for (std::int64_t j = 0; j < 3000; ++j)
+    bits[1 * n + 23 * j + 7] = 0x40000000 | static_cast<std::int32_t>(j << 8);
+  for (std::int64_t j = 0; j < 3000; ++j)
+    bits[2 * n + 23 * j + 3] = 0x40000000 | static_cast<std::int32_t>((j % 1000) << 8);
+  for (std::int64_t j = 0; j < 3000; ++j)
+    bits[3 * n + 23 * j + 11] = 0x40000000 | static_cast<std::int32_t>((4095 - j) << 8);
+  const at::Tensor x = at::tensor(bits, at::kInt).view({4, n}).view(at::kFloat);
+  auto [expected_values, expected_indices] = stable_sort_topk(x, k);
+  auto [twin_values, twin_indices] = invariant_topk(x, k);
+  auto [values, indices] = invariant_topk(x.cuda(), k, "split_select");
+  EXPECT_TRUE(same_selection(expected_values, expected_indices, values, indices));
+  EXPECT_TRUE(same_selection(twin_values, twin_indices, values, indices));
+  // Control: the rows differ in what they select (row 2's ties are not row 1's keys).
+  EXPECT_FALSE(same_selection(values[1], indices[1], values[2], indices[2]));
+}
+
 // "auto" takes split_select for a few rows longer than kSplitSelectAbove (8 here) and radix_select
 // for many (40): the same selection either way, and a row alone gives its row in the batch.
 TEST(CudaTopkSplit, AutoAgreesAcrossTheSwitch) {
