@@ -19,8 +19,9 @@ Status launch(const TopkProblem& p, TopkAlgorithm algorithm, cudaStream_t stream
 }  // namespace
 
 bool topk_prefers_split(const TopkProblem& p) {
-  return p.k <= kSplitSelectMaxK && p.max_length > kSplitSelectAbove &&
-         p.rows <= kSplitSelectAutoRows && topk_device::split_select_available();
+  const bool long_rows = (p.max_length > kSplitSelectAbove && p.rows <= kSplitSelectAutoRows) ||
+                         (p.max_length > kSplitSelectLongAbove && p.rows <= kSplitSelectLongAutoRows);
+  return p.k <= kSplitSelectMaxK && long_rows && topk_device::split_select_available();
 }
 
 TopkAlgorithm choose_topk_algorithm(const TopkProblem& p) {

@@ -22,13 +22,17 @@ constexpr std::int64_t kRadixSelectMaxK = 16384;    // the sorted selection live
 constexpr std::int64_t kMaxRowLength = 0x7fff0000;  // positions and loop bounds stay in int32
 // split_select: a row's selection over segments of kSplitSegment elements, one block each.
 constexpr std::int64_t kSplitSegment = 4096;
-constexpr std::int64_t kSplitSelectMaxK = 4096;  // the final sort lives in shared memory
-// automatic: rows longer than kSplitSelectAbove, at most kSplitSelectAutoRows of them. Measured
-// on an H200, 2026-11-25 (bench/RESULTS.md): radix_select, beyond its key cache of 16384, reads a
-// row from global memory at every pass, on one SM, and still beats split_select at 32768 for any
-// rows; at 131072 split_select wins up to 31 rows and loses at 128, which fill the GPU anyway.
-constexpr std::int64_t kSplitSelectAbove = 65536;
+constexpr std::int64_t kSplitSelectMaxK = 4096;  // the ordering holds a row's words in shared memory
+// automatic: split_select for up to kSplitSelectAutoRows rows longer than kSplitSelectAbove (the
+// length radix_select's key cache holds), or up to kSplitSelectLongAutoRows rows longer than
+// kSplitSelectLongAbove. Measured on the H100, 2026-11-26 (bench/RESULTS.md, float32 rows, k 64
+// and 2048): at 32768 split_select is faster up to 31 rows and slower at 128 (76.6 / 98.7 us
+// against 49.6 / 53.7); at 131072 it is faster at every measured count up to 128 (200.8 / 245.4
+// against 246.0 / 269.2 at 128). Beyond 128 rows nothing was measured: radix_select.
+constexpr std::int64_t kSplitSelectAbove = 16384;
 constexpr std::int64_t kSplitSelectAutoRows = 32;
+constexpr std::int64_t kSplitSelectLongAbove = 65536;
+constexpr std::int64_t kSplitSelectLongAutoRows = 128;
 constexpr std::int64_t kSplitSelectMaxRows = 65535;
 
 // Row r holds values[start(r) + i] for i < length(r), where

@@ -6,8 +6,8 @@
 //     settled once the keys that share the digits found so far are all taken (no further pass);
 //   choose: each segment writes its chosen words (key, index): every key above the k-th, and of
 //     the keys equal to it the first in index order (or every key of a settled row's prefix);
-//   rank: every block ranks a slice of a row's chosen words against all of them (a word's rank is
-//     the count of smaller words) and writes each to its slot.
+//   order: each block sorts a run of 256 of a row's chosen words; then (k > 256) every word's
+//     slot is its place in its run plus the words below it in the row's other runs.
 // Integer sums and ranks of distinct words: neither the split nor any thread's timing shows in the
 // result, which is the stable sort's first k, as radix_select's.
 #include <cooperative_groups.h>
@@ -35,7 +35,8 @@ constexpr int kPasses = 3;
 constexpr int kRowBins = 4096;  // the widest digit's bins (12 bits)
 constexpr int kLastBins = 256;  // the last digit's (8 bits), also kept per segment
 constexpr int kItems = static_cast<int>(kSplitSegment) / kThreads;  // a thread's keys per segment
-static_assert((kSplitSelectMaxK + 32) * sizeof(unsigned long long) <= 48 * 1024,
+static_assert(kSplitSelectMaxK % kThreads == 0 &&
+                  kSplitSelectMaxK * sizeof(unsigned long long) <= 48 * 1024,
               "the rank phase's words fit in a block's default shared memory");
 
 // Pass p's digit: key bits [shift, shift + bits). 12 + 12 + 8 = 32.
@@ -238,47 +239,73 @@ __device__ void segment_pass(const T* values, const Rows& rows, const Workspace&
   __syncthreads();  // (the block's next segment reuses `histogram`, `last` and `scan`)
 }
 
-// Writes the words for which `take` holds at slots from the row's counter, below `slots`.
-__device__ __forceinline__ void write_counted(const Workspace& w, std::int64_t r, bool take,
-                                             std::uint32_t key, std::uint32_t index,
-                                             std::uint32_t slots, unsigned long long* words) {
-  const int lane = threadIdx.x & 31;
-  const unsigned takers = __ballot_sync(kFullMask, take);
-  if (!takers) return;
-  std::uint32_t first = 0;
-  if (lane == 0) first = atomicAdd(&w.state[r].taken, static_cast<unsigned>(__popc(takers)));
-  first = __shfl_sync(kFullMask, first, 0);
-  if (take) {
-    const std::uint32_t slot = first + __popc(takers & ((1u << lane) - 1u));
-    if (slot < slots) words[slot] = sort_word(key, index);
+// The block's words go to slots from the row's counter: one atomic add a block, for `count`
+// words of this thread; returns the thread's first slot. Any slots will do: the rank phase orders
+// the words. Ends with the block past its last use of `claims`.
+struct Claims {
+  unsigned int warp_total[kWarps];
+  unsigned int first;
+};
+__device__ __forceinline__ std::uint32_t claim_slots(const Workspace& w, std::int64_t r,
+                                                     std::uint32_t count, Claims& claims) {
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  std::uint32_t inclusive = count;  // this warp's words up to this lane's
+#pragma unroll
+  for (int d = 1; d < 32; d <<= 1) {
+    const std::uint32_t up = __shfl_up_sync(kFullMask, inclusive, d);
+    if (lane >= d) inclusive += up;
   }
+  if (lane == 31) claims.warp_total[warp] = inclusive;
+  __syncthreads();
+  if (tid == 0) {
+    std::uint32_t total = 0;
+#pragma unroll
+    for (int v = 0; v < kWarps; ++v) total += claims.warp_total[v];
+    claims.first = total ? atomicAdd(&w.state[r].taken, total) : 0u;
+  }
+  __syncthreads();
+  std::uint32_t first = claims.first + inclusive - count;
+#pragma unroll
+  for (int v = 0; v < kWarps; ++v) first += v < warp ? claims.warp_total[v] : 0u;
+  __syncthreads();
+  return first;
 }
 
 // One segment's chosen words. A settled row: every key whose bits under the mask are at least the
-// prefix (slots from the counter: the rank phase orders them). Otherwise (all 32 bits found):
-// every key above the k-th key by the counter, and of the keys equal to it, those whose rank among
-// the row's equal keys in index order is below `need` (slots k - need + rank).
+// prefix (slots from the counter). Otherwise (all 32 bits found): every key above the k-th key
+// (slots from the counter), and of the keys equal to it, those whose rank among the row's equal
+// keys in index order is below `need` (slots k - need + rank).
 template <typename T>
 __device__ void segment_choose(const T* values, const Rows& rows, const Workspace& w,
                                const Segment& s, std::int64_t k,
                                unsigned int (&warp_equal)[kItems][kWarps],
-                               unsigned int& equal_before) {
+                               unsigned int& equal_before, Claims& claims) {
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const RowState state = state_of(w, s.r);
   std::uint32_t keys[kItems];
   load_keys(values + rows.start(s.r), s.begin, s.n, keys);
   unsigned long long* words = w.words + s.r * k;
-  if (state.settled) {
+  // Through the counter: every key of a settled row's prefix, or every key above the threshold.
+  const bool settled = state.settled != 0;
+  const std::uint32_t slots = settled ? state.chosen : static_cast<std::uint32_t>(k - state.need);
+  auto counted = [&](int i) {
+    const std::uint32_t key = keys[i];
+    return settled ? tid + i * kThreads < s.n && (key & state.mask) >= state.prefix
+                   : key > state.prefix;  // (never kNoElement)
+  };
+  std::uint32_t mine = 0;
 #pragma unroll
-    for (int i = 0; i < kItems; ++i) {
-      const int at = tid + i * kThreads;
-      write_counted(w, s.r, at < s.n && (keys[i] & state.mask) >= state.prefix, keys[i],
-                    static_cast<std::uint32_t>(s.begin + at), state.chosen, words);
-    }
-    return;
+  for (int i = 0; i < kItems; ++i) mine += counted(i) ? 1u : 0u;
+  std::uint32_t slot = claim_slots(w, s.r, mine, claims);
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) {
+    if (!counted(i)) continue;
+    if (slot < slots)
+      words[slot] = sort_word(keys[i], static_cast<std::uint32_t>(s.begin + tid + i * kThreads));
+    ++slot;
   }
+  if (settled) return;
   const std::uint32_t threshold = state.prefix, need = state.need;
-  const auto greater_slots = static_cast<std::uint32_t>(k - need);
   // Equal keys in earlier segments: their last-pass histograms' bins of the threshold's digit,
   // read at once (a thread each) and summed.
   if (tid == 0) equal_before = 0;
@@ -298,9 +325,6 @@ __device__ void segment_choose(const T* values, const Rows& rows, const Workspac
   unsigned int rank = equal_before;  // equal keys before item i's tile, row-wide
 #pragma unroll
   for (int i = 0; i < kItems; ++i) {
-    const std::uint32_t key = keys[i];
-    const auto index = static_cast<std::uint32_t>(s.begin + tid + i * kThreads);
-    write_counted(w, s.r, key > threshold, key, index, greater_slots, words);
     unsigned int earlier = 0, tile = 0;
 #pragma unroll
     for (int v = 0; v < kWarps; ++v) {
@@ -309,66 +333,92 @@ __device__ void segment_choose(const T* values, const Rows& rows, const Workspac
     }
     if (equal[i] >> lane & 1u) {
       const unsigned int place = rank + earlier + __popc(equal[i] & ((1u << lane) - 1u));
-      if (place < need) words[greater_slots + place] = sort_word(key, index);
+      if (place < need)
+        words[slots + place] =
+            sort_word(keys[i], static_cast<std::uint32_t>(s.begin + tid + i * kThreads));
     }
     rank += tile;
   }
   __syncthreads();  // (the block's next segment reuses `warp_equal` and `equal_before`)
 }
 
-// Slots [chunk * width, (chunk + 1) * width) of row r: each chosen word there goes to the slot of
-// its rank among all the row's chosen words (they are distinct, so the ranks are the sorted
-// order), counted by kThreads / width adjacent threads; slots past the chosen get the -inf / -1
-// filler. The words are padded with kEmptyWord (never below a word) to whole rounds of reads, so
-// the counting loop has no bound to check between its 16-byte reads.
+// The rank phases work on runs of kRun chosen words (a block's worth): first each run is sorted
+// in place, then every word's slot is its place in its run plus, for each other run of the row,
+// how many of that run's words are smaller (a binary search). The words are distinct, so these
+// ranks are the sorted order.
+constexpr int kRun = kThreads;
+
 template <typename T>
-__device__ void rank_words(const T* values, const Rows& rows, const Workspace& w, std::int64_t r,
-                           std::int64_t chunk, int width, std::int64_t k,
-                           unsigned long long* shared_words, T* out_values,
-                           std::int64_t* out_indices) {
-  constexpr int kUnroll = 4;  // 16-byte reads per helper and round
-  const int tid = threadIdx.x, helpers = kThreads / width;
+__device__ void sort_run(const T* values, const Rows& rows, const Workspace& w, std::int64_t r,
+                         std::int64_t run, std::int64_t k, unsigned long long* shared_words,
+                         T* out_values, std::int64_t* out_indices) {
+  const int tid = threadIdx.x;
   const std::uint32_t chosen = state_of(w, r).chosen;
-  const std::uint32_t round = 2 * kUnroll * helpers;  // words per round of all helpers
-  const std::uint32_t padded = (chosen + round - 1) / round * round;
+  const std::int64_t j = run * kRun + tid;
+  unsigned long long* words = w.words + r * k + run * kRun;
+  shared_words[tid] = j < chosen ? __ldcg(words + tid) : kEmptyWord;
+  __syncthreads();
+  sort_words<kThreads>(shared_words, kRun);  // (ends with a barrier)
+  if (k <= kRun) {  // the row's only run: the place is the slot
+    if (j < k) {
+      const T* row = values + rows.start(r);
+      if (j < chosen)
+        write_chosen(row, shared_words[tid], static_cast<std::uint32_t>(j), out_values + r * k,
+                     out_indices + r * k);
+      else
+        write_slot(row, -1, out_values, out_indices, r * k + j);
+    }
+  } else if (j < chosen) {
+    words[tid] = shared_words[tid];
+  }
+  __syncthreads();  // (the block's next run reuses `shared_words`)
+}
+
+template <typename T>
+__device__ void rank_run(const T* values, const Rows& rows, const Workspace& w, std::int64_t r,
+                         std::int64_t run, std::int64_t k, unsigned long long* shared_words,
+                         T* out_values, std::int64_t* out_indices) {
+  const int tid = threadIdx.x;
+  const std::uint32_t chosen = state_of(w, r).chosen;
+  const std::uint32_t runs = (chosen + kRun - 1) / kRun;
   const unsigned long long* words = w.words + r * k;
-  for (std::uint32_t j = tid; j < padded; j += kThreads)
+  for (std::uint32_t j = tid; j < runs * kRun; j += kThreads)  // (the last run padded)
     shared_words[j] = j < chosen ? __ldcg(words + j) : kEmptyWord;
   __syncthreads();
-  const std::int64_t j = chunk * width + tid / helpers;
-  const auto first = static_cast<std::uint32_t>(tid % helpers);
-  const unsigned long long word = j < chosen ? shared_words[j] : 0ull;
-  const auto* pairs = reinterpret_cast<const ulonglong2*>(shared_words);
-  unsigned int rank = 0;
-  if (j < chosen) {
-    for (std::uint32_t p = first; p < padded / 2; p += kUnroll * helpers) {
-      ulonglong2 read[kUnroll];
+  const std::int64_t j = run * kRun + tid;
+  if (j < k) {
+    const T* row = values + rows.start(r);
+    if (j < chosen) {
+      const unsigned long long word = shared_words[j];
+      std::uint32_t rank = tid;
+      for (std::uint32_t other = 0; other < runs; ++other) {
+        if (other == run) continue;
+        const unsigned long long* sorted = shared_words + other * kRun;
+        std::uint32_t below = 0;  // words of `sorted` below `word`
 #pragma unroll
-      for (int u = 0; u < kUnroll; ++u) read[u] = pairs[p + u * helpers];
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u) rank += (read[u].x < word) + (read[u].y < word);
+        for (std::uint32_t step = kRun / 2; step > 0; step >>= 1)
+          below += sorted[below + step - 1] < word ? step : 0u;
+        below += sorted[below] < word ? 1u : 0u;
+        rank += below;
+      }
+      write_chosen(row, word, rank, out_values + r * k, out_indices + r * k);
+    } else {
+      write_slot(row, -1, out_values, out_indices, r * k + j);
     }
   }
-  for (int o = 1; o < helpers; o <<= 1) rank += __shfl_xor_sync(kFullMask, rank, o);
-  if (first == 0 && j < k) {
-    const T* row = values + rows.start(r);
-    if (j < chosen)
-      write_chosen(row, word, rank, out_values + r * k, out_indices + r * k);
-    else
-      write_slot(row, -1, out_values, out_indices, r * k + j);
-  }
-  __syncthreads();  // (the block's next item reuses `shared_words`)
+  __syncthreads();  // (the block's next run reuses `shared_words`)
 }
 
 template <typename T>
 __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
-    split_select_kernel(const T* values, Rows rows, std::int64_t k, Workspace w, int width,
-                        T* out_values, std::int64_t* out_indices) {
+    split_select_kernel(const T* values, Rows rows, std::int64_t k, Workspace w, T* out_values,
+                        std::int64_t* out_indices) {
   // The passes' histogram, later the rank phase's words.
   extern __shared__ __align__(16) unsigned long long shared_words[];
   auto* histogram = reinterpret_cast<unsigned int*>(shared_words);
   __shared__ unsigned int warp_equal[kItems][kWarps];
   __shared__ unsigned int equal_before;
+  __shared__ Claims claims;
   __shared__ int last;
   using Scan = cub::BlockScan<unsigned int, kThreads>;
   __shared__ typename Scan::TempStorage scan;
@@ -395,13 +445,16 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
   for (std::int64_t item = blockIdx.x; item < items; item += blocks) {
     Segment s;
     if (segment_of(rows, w, item, s))
-      segment_choose(values, rows, w, s, k, warp_equal, equal_before);
+      segment_choose(values, rows, w, s, k, warp_equal, equal_before, claims);
   }
   grid.sync();
-  const std::int64_t chunks = (k + width - 1) / width;
-  for (std::int64_t item = blockIdx.x; item < w.rows * chunks; item += blocks)
-    rank_words(values, rows, w, item / chunks, item % chunks, width, k, shared_words, out_values,
-               out_indices);
+  const std::int64_t runs = (k + kRun - 1) / kRun;
+  for (std::int64_t item = blockIdx.x; item < w.rows * runs; item += blocks)
+    sort_run(values, rows, w, item / runs, item % runs, k, shared_words, out_values, out_indices);
+  if (k <= kRun) return;  // (the same in every block)
+  grid.sync();
+  for (std::int64_t item = blockIdx.x; item < w.rows * runs; item += blocks)
+    rank_run(values, rows, w, item / runs, item % runs, k, shared_words, out_values, out_indices);
 }
 
 }  // namespace
@@ -419,9 +472,9 @@ Status split_select(const TopkProblem& p, cudaStream_t stream) {
   Workspace w = workspace_of(p);
   const auto* values = static_cast<const T*>(p.values);
   Rows rows{p.offsets, p.row_stride, p.length};
-  // (the rank phase pads the words by at most 31)
-  const std::size_t smem = std::max<std::size_t>(kRowBins * sizeof(unsigned int),
-                                                 (p.k + 32) * sizeof(unsigned long long));
+  // (the rank phase holds a row's chosen words, padded to whole runs)
+  const std::size_t smem = std::max<std::size_t>(
+      kRowBins * sizeof(unsigned int), (p.k + kRun - 1) / kRun * kRun * sizeof(unsigned long long));
   auto* kernel = split_select_kernel<T>;
   // As many blocks as fit at once on the GPU (a cooperative launch's limit), no more than the
   // segments need.
@@ -429,19 +482,10 @@ Status split_select(const TopkProblem& p, cudaStream_t stream) {
   if (resident < 1) return Status::cuda_error;
   const std::int64_t items = p.rows * w.segments_per_row;
   const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(items, resident));
-  // The rank phase's slice of a row: the narrowest (most threads per word) whose slices the
-  // blocks cover in one round. Any width gives the same ranks.
-  int width = kThreads;
-  for (int narrow : {64, 128}) {
-    if (p.rows * ((p.k + narrow - 1) / narrow) <= blocks) {
-      width = narrow;
-      break;
-    }
-  }
   auto* out_values = static_cast<T*>(p.out_values);
   std::int64_t* out_indices = p.out_indices;
   std::int64_t k = p.k;
-  void* args[] = {&values, &rows, &k, &w, &width, &out_values, &out_indices};
+  void* args[] = {&values, &rows, &k, &w, &out_values, &out_indices};
   if (cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), dim3(blocks),
                                   dim3(kThreads), args, smem, stream) != cudaSuccess)
     return Status::cuda_error;

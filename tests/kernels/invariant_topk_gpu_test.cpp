@@ -8,6 +8,7 @@
 
 #include "harness/device_choice.h"
 #include "kernels/topk/binding.h"
+#include "kernels/topk/invariant_topk.h"
 #include "tests/kernels/expect_error.h"
 #include "tests/kernels/topk_inputs.h"
 #include "tests/kernels/topk_oracle.h"
@@ -172,17 +173,37 @@ TEST(CudaTopkSplit, StopsAfterAnyPass) {
   EXPECT_FALSE(same_selection(values[1], indices[1], values[2], indices[2]));
 }
 
-// "auto" takes split_select for a few rows longer than kSplitSelectAbove (8 here) and radix_select
-// for many (40): the same selection either way, and a row alone gives its row in the batch.
+// More segments than resident blocks (40 rows of 18 segments; the H100 holds 528 blocks): blocks
+// take several segments a phase and several runs to order, and rows settle at different passes.
+TEST(CudaTopkSplit, MoreSegmentsThanBlocks) {
+  SAMEBITS_REQUIRE_CUDA();
+  for (const char* kind : {"normal", "ties", "relu"}) {
+    const at::Tensor x = topk_input(kind, 40, 70001, 37);
+    auto [twin_values, twin_indices] = invariant_topk(x, 2048);
+    auto [values, indices] = invariant_topk(x.cuda(), 2048, "split_select");
+    EXPECT_TRUE(same_selection(twin_values, twin_indices, values, indices)) << kind;
+  }
+}
+
+// "auto" takes split_select for up to kSplitSelectLongAutoRows rows longer than
+// kSplitSelectLongAbove (8 here) and radix_select for more (130): the same selection either way,
+// and a row alone gives its row in the batch.
 TEST(CudaTopkSplit, AutoAgreesAcrossTheSwitch) {
   SAMEBITS_REQUIRE_CUDA();
-  const at::Tensor x = topk_input("ties", 40, 70001, 31).cuda();
+  const at::Tensor x = topk_input("ties", 130, 70001, 31).cuda();
+  kernels::TopkProblem many, few;
+  many.rows = 130;
+  few.rows = 8;
+  many.k = few.k = 2048;
+  many.max_length = few.max_length = 70001;
+  ASSERT_FALSE(kernels::topk_prefers_split(many));
+  ASSERT_TRUE(kernels::topk_prefers_split(few));
   auto [many_values, many_indices] = invariant_topk(x, 2048);                 // radix_select
   auto [few_values, few_indices] = invariant_topk(x.narrow(0, 32, 8), 2048);  // split_select
   EXPECT_TRUE(same_selection(many_values.narrow(0, 32, 8), many_indices.narrow(0, 32, 8),
                              few_values, few_indices));
-  auto [one_values, one_indices] = invariant_topk(x.narrow(0, 39, 1), 2048);
-  EXPECT_TRUE(same_selection(many_values[39], many_indices[39], one_values[0], one_indices[0]));
+  auto [one_values, one_indices] = invariant_topk(x.narrow(0, 129, 1), 2048);
+  EXPECT_TRUE(same_selection(many_values[129], many_indices[129], one_values[0], one_indices[0]));
 }
 
 // split_select beyond its limits names them.
