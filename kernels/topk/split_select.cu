@@ -348,6 +348,19 @@ __device__ void segment_choose(const T* values, const Rows& rows, const Workspac
 // ranks are the sorted order.
 constexpr int kRun = kThreads;
 
+// Output slot j < k of row r: the chosen `word` at `slot` (j < chosen), else the -inf / -1 filler.
+template <typename T>
+__device__ __forceinline__ void write_result(const T* values, const Rows& rows, std::int64_t r,
+                                             std::int64_t k, std::int64_t j, std::uint32_t chosen,
+                                             unsigned long long word, std::uint32_t slot,
+                                             T* out_values, std::int64_t* out_indices) {
+  const T* row = values + rows.start(r);
+  if (j < chosen)
+    write_chosen(row, word, slot, out_values + r * k, out_indices + r * k);
+  else
+    write_slot(row, -1, out_values, out_indices, r * k + j);
+}
+
 template <typename T>
 __device__ void sort_run(const T* values, const Rows& rows, const Workspace& w, std::int64_t r,
                          std::int64_t run, std::int64_t k, unsigned long long* shared_words,
@@ -360,14 +373,9 @@ __device__ void sort_run(const T* values, const Rows& rows, const Workspace& w, 
   __syncthreads();
   sort_words<kThreads>(shared_words, kRun);  // (ends with a barrier)
   if (k <= kRun) {  // the row's only run: the place is the slot
-    if (j < k) {
-      const T* row = values + rows.start(r);
-      if (j < chosen)
-        write_chosen(row, shared_words[tid], static_cast<std::uint32_t>(j), out_values + r * k,
-                     out_indices + r * k);
-      else
-        write_slot(row, -1, out_values, out_indices, r * k + j);
-    }
+    if (j < k)
+      write_result(values, rows, r, k, j, chosen, shared_words[tid], static_cast<std::uint32_t>(j),
+                   out_values, out_indices);
   } else if (j < chosen) {
     words[tid] = shared_words[tid];
   }
@@ -387,24 +395,19 @@ __device__ void rank_run(const T* values, const Rows& rows, const Workspace& w, 
   __syncthreads();
   const std::int64_t j = run * kRun + tid;
   if (j < k) {
-    const T* row = values + rows.start(r);
-    if (j < chosen) {
-      const unsigned long long word = shared_words[j];
-      std::uint32_t rank = tid;
-      for (std::uint32_t other = 0; other < runs; ++other) {
-        if (other == run) continue;
-        const unsigned long long* sorted = shared_words + other * kRun;
-        std::uint32_t below = 0;  // words of `sorted` below `word`
+    const unsigned long long word = j < chosen ? shared_words[j] : 0ull;
+    std::uint32_t rank = tid;
+    for (std::uint32_t other = 0; other < runs && j < chosen; ++other) {
+      if (other == run) continue;
+      const unsigned long long* sorted = shared_words + other * kRun;
+      std::uint32_t below = 0;  // words of `sorted` below `word`
 #pragma unroll
-        for (std::uint32_t step = kRun / 2; step > 0; step >>= 1)
-          below += sorted[below + step - 1] < word ? step : 0u;
-        below += sorted[below] < word ? 1u : 0u;
-        rank += below;
-      }
-      write_chosen(row, word, rank, out_values + r * k, out_indices + r * k);
-    } else {
-      write_slot(row, -1, out_values, out_indices, r * k + j);
+      for (std::uint32_t step = kRun / 2; step > 0; step >>= 1)
+        below += sorted[below + step - 1] < word ? step : 0u;
+      below += sorted[below] < word ? 1u : 0u;
+      rank += below;
     }
+    write_result(values, rows, r, k, j, chosen, word, rank, out_values, out_indices);
   }
   __syncthreads();  // (the block's next run reuses `shared_words`)
 }
