@@ -20,6 +20,7 @@ constexpr int kRadixWarps = kRadixThreads / 32;
 constexpr int kDigitBits = 8;
 constexpr int kBins = 1 << kDigitBits;
 constexpr int kGatherItems = 16;  // elements per thread and tile in the index-ordered gather
+constexpr int kReadBatch = 16;    // a thread's reads in flight while a row is read in passes
 constexpr std::int64_t kKeyCacheMax =
     16384;  // rows up to this long keep their keys in shared memory
 constexpr std::uint32_t kMinSortWords = 64;  // the sort works on whole 64-word warp segments
@@ -166,22 +167,16 @@ __global__ void __launch_bounds__(kRadixThreads)
   unsigned int* const counts_of_warp = s.warp_histograms[tid >> 5];
   for (int b = tid & 31; b < kBins; b += 32) counts_of_warp[b] = 0;
   __syncwarp();
-  if (cached) {  // sixteen reads in flight per thread before any key is computed
-    constexpr int kBatch = 16;
-    for (int base = 0; base < length; base += kRadixThreads * kBatch) {
-      T batch[kBatch];
+  if (cached) {
+    for (int base = 0; base < length; base += kRadixThreads * kReadBatch) {
+      std::uint32_t batch[kReadBatch];
+      read_keys<kReadBatch, kRadixThreads>(row, base + tid, length, batch);
 #pragma unroll
-      for (int u = 0; u < kBatch; ++u) {  // clamped, not predicated: no branch between the reads
-        const int i = base + u * kRadixThreads + tid;
-        batch[u] = row[i < length ? i : length - 1];
-      }
-#pragma unroll
-      for (int u = 0; u < kBatch; ++u) {
+      for (int u = 0; u < kReadBatch; ++u) {
         const int i = base + u * kRadixThreads + tid;
         if (i < length) {
-          const std::uint32_t k_i = key_of_bits(float_bits(batch[u]));
-          cache[i] = k_i;
-          if (first_counted_in_load) atomicAdd(&counts_of_warp[k_i >> (32 - kDigitBits)], 1u);
+          cache[i] = batch[u];
+          if (first_counted_in_load) atomicAdd(&counts_of_warp[batch[u] >> (32 - kDigitBits)], 1u);
         }
       }
     }
@@ -201,20 +196,14 @@ __global__ void __launch_bounds__(kRadixThreads)
         const std::uint32_t k_i = cache[i];
         if ((k_i & mask) == prefix) atomicAdd(&counts_of_warp[(k_i >> shift) & (kBins - 1)], 1u);
       }
-    } else {  // from global memory: sixteen clamped reads in flight before any is counted
-      constexpr int kBatch = 16;
-      for (int base = 0; base < length; base += kRadixThreads * kBatch) {
-        T batch[kBatch];
+    } else {  // from global memory, kReadBatch reads at a time
+      for (int base = 0; base < length; base += kRadixThreads * kReadBatch) {
+        std::uint32_t batch[kReadBatch];
+        read_keys<kReadBatch, kRadixThreads>(row, base + tid, length, batch);
 #pragma unroll
-        for (int u = 0; u < kBatch; ++u) {
-          const int i = base + u * kRadixThreads + tid;
-          batch[u] = row[i < length ? i : length - 1];
-        }
-#pragma unroll
-        for (int u = 0; u < kBatch; ++u) {
-          const std::uint32_t k_i = key_of_bits(float_bits(batch[u]));
-          if (base + u * kRadixThreads + tid < length && (k_i & mask) == prefix)
-            atomicAdd(&counts_of_warp[(k_i >> shift) & (kBins - 1)], 1u);
+        for (int u = 0; u < kReadBatch; ++u) {
+          if (base + u * kRadixThreads + tid < length && (batch[u] & mask) == prefix)
+            atomicAdd(&counts_of_warp[(batch[u] >> shift) & (kBins - 1)], 1u);
         }
       }
     }

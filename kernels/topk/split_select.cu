@@ -93,22 +93,15 @@ Workspace workspace_of(const TopkProblem& p) {
 }
 
 // A thread's keys of a segment: element tid + i * kThreads for i < kItems (kNoElement past the
-// row's end). The reads are clamped to the segment, not predicated: with no branch between them,
-// all sixteen are in flight before the first key is computed.
+// row's end), all sixteen reads in flight at once.
 template <typename T>
 __device__ __forceinline__ void load_keys(const T* row, std::int64_t begin, int n,
                                           std::uint32_t (&keys)[kItems]) {
-  const T* segment = row + begin;
-  const int last = n > 0 ? n - 1 : 0;  // (an empty segment reads nothing)
+  if (n > 0) {
+    read_keys<kItems, kThreads>(row + begin, static_cast<int>(threadIdx.x), n, keys);
+  } else {
 #pragma unroll
-  for (int i = 0; i < kItems; ++i) {
-    const int at = static_cast<int>(threadIdx.x) + i * kThreads;
-    keys[i] = n > 0 ? float_bits(segment[at < n ? at : last]) : 0u;
-  }
-#pragma unroll
-  for (int i = 0; i < kItems; ++i) {
-    const int at = static_cast<int>(threadIdx.x) + i * kThreads;
-    keys[i] = at < n ? key_of_bits(keys[i]) : kNoElement;
+    for (int i = 0; i < kItems; ++i) keys[i] = kNoElement;
   }
 }
 
@@ -202,8 +195,9 @@ __device__ void pick_digit(const Workspace& w, std::int64_t r, std::int64_t k, i
 
 // Pass `pass` over one segment: the digit histogram of its keys that match the row's prefix, added
 // into its row's (the last pass's also kept per segment); the row's last segment to arrive picks
-// the digit. One shared-memory add per key: __match_any_sync to combine a warp's adds first made
-// every pass several times slower on the H100 (measured, bench/RESULTS.md).
+// the digit. One shared-memory add per key: combining a warp's adds with __match_any_sync first
+// was slower (B=31 x 131072 on the H100: 64 us for the first pass with it, 40 without;
+// bench/RESULTS.md).
 template <typename T, class Scan>
 __device__ void segment_pass(const T* values, const Rows& rows, const Workspace& w,
                              const Segment& s, const RowState& state, std::int64_t k, int pass,

@@ -46,6 +46,23 @@ __device__ __forceinline__ std::uint32_t key_at(const T* row, std::int64_t i) {
   return key_of_bits(float_bits(row[i]));
 }
 
+// The keys of row[first + u * Stride] for u < N, kNoElement at or past `length` (at least 1).
+// The reads are clamped to the row's last element, not predicated: with no branch between them
+// all N are in flight before the first key is computed (predicated, each waited for the one
+// before it: Nsight Compute, bench/RESULTS.md 2026-11-26).
+template <int N, int Stride, typename T>
+__device__ __forceinline__ void read_keys(const T* row, int first, int length,
+                                          std::uint32_t (&keys)[N]) {
+#pragma unroll
+  for (int u = 0; u < N; ++u) {
+    const int i = first + u * Stride;
+    keys[u] = float_bits(row[i < length ? i : length - 1]);
+  }
+#pragma unroll
+  for (int u = 0; u < N; ++u)
+    keys[u] = first + u * Stride < length ? key_of_bits(keys[u]) : kNoElement;
+}
+
 template <typename T>
 __device__ __forceinline__ T negative_infinity() {
   if constexpr (std::is_same_v<T, float>) {
