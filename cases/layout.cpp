@@ -42,7 +42,11 @@ Layout parse_layout(const std::string& text) {
   const std::string kind = text.substr(0, colon);
   const std::string amount = text.substr(colon + 1);
   if (amount.empty() || amount.find_first_not_of("0123456789") != std::string::npos) return fail();
-  layout.amount = std::stoll(amount);
+  try {
+    layout.amount = std::stoll(amount);
+  } catch (const std::out_of_range&) {  // past int64: no buffer could hold it anyway
+    return fail();
+  }
   if (layout.amount <= 0) return fail();
   if (kind == "strided")
     layout.kind = LayoutKind::strided;

@@ -96,7 +96,7 @@ pid_t spawn_share(const std::vector<std::string>& args, const std::string& gpu,
 int run_on_all_devices(const std::vector<std::string>& argv, const std::string& report,
                        const RenderTargets& targets) {
   const int n = cuda_device_count();
-  if (n == 0) throw InfrastructureError("--devices all: no CUDA GPU is visible here");
+  if (n == 0) throw ContractError("--devices all: no CUDA GPU is visible here (a usage error, as --device cuda is)");
   const std::string dir = report + ".shares";
   if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
     throw InfrastructureError(

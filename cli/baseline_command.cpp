@@ -25,15 +25,6 @@ struct BaselineOptions {
   bool outcomes_only = false;
 };
 
-void refuse_gz(const std::string& out, const char* command) {
-  if (out.size() > 3 && out.compare(out.size() - 3, 3, ".gz") == 0) {
-    throw ContractError(
-        fmt::format("-o {}: baseline {} writes plain JSON; name a .json file and "
-                    "gzip it afterwards if you like (samebits reads .json.gz)",
-                    out, command));
-  }
-}
-
 int write_file(const std::string& out, const Baseline& baseline) {
   try {
     write_file_atomically(out, render_baseline(baseline_to_json(baseline)));
@@ -47,7 +38,6 @@ int write_file(const std::string& out, const Baseline& baseline) {
 // The first report replaces what the baseline held for its checks and cases; more reports of the
 // same run add the digests of its cases that vary, as for `write`.
 int update_baseline(const BaselineOptions& o) {
-  refuse_gz(o.out, "update");
   Baseline baseline = load_baseline_file(o.from);
   const std::size_t checks_before = baseline.checks.size(), cases_before = baseline.cases.size();
   const Report report = read_report_file(o.reports.front());
@@ -71,7 +61,6 @@ int update_baseline(const BaselineOptions& o) {
 }
 
 int write_baseline(const BaselineOptions& o) {
-  refuse_gz(o.out, "write");
   const Report report = read_report_file(o.reports.front());
   Baseline baseline = baseline_of(report, o.name);
   baseline.recorded =

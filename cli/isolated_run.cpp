@@ -18,9 +18,9 @@
 //   harness/runner.cpp); the child says so and the next one goes on after it.
 // - Each child leads its own process group, killed whole (SIGTERM, then SIGKILL after a grace), and
 //   dies with the parent (PR_SET_PDEATHSIG). SIGINT, SIGTERM and SIGHUP to the parent go on to the
-//   child, which stops after the case under way and writes the partial report; a child that cannot
-//   (its case hangs past --case-timeout) is killed, and one more child writes the partial report
-//   from the journal.
+//   child, which stops after the case under way and writes the partial report; a child whose case
+//   is still under way a second later (a hang, with or without --case-timeout) is killed, the case
+//   left unrun, and one more child writes the partial report from the journal.
 #include "cli/isolated_run.h"
 
 #include <fcntl.h>
@@ -49,6 +49,9 @@ using Clock = std::chrono::steady_clock;
 
 constexpr std::size_t kTailBytes = 2048;  // of a culprit's stderr, in its reason
 constexpr auto kKillGrace = std::chrono::milliseconds(1000);  // from SIGTERM to SIGKILL
+// After a stop signal, how long the case under way may take to end by itself before its process
+// is ended (the case is left unrun, for --resume): a hanging case must not hold the stop.
+constexpr auto kStopGrace = std::chrono::milliseconds(1000);
 constexpr int kPollMs = 100;
 // After a broken CUDA context the child has nothing left but to exit; one stuck in the
 // driver's teardown is killed after this long.
@@ -124,6 +127,7 @@ struct Watch {
   std::string broken;  // the case that broke its CUDA context, or ""
   Clock::time_point broken_at;
   bool killed_for_timeout = false;
+  bool killed_for_stop = false;  // a stop signal came and its case did not end within kStopGrace
   int status = 0;
 
   void on_event(const std::string& line) {
@@ -179,10 +183,12 @@ bool pump(int fd, bool is_stderr, Watch& w) {
 }
 
 // Follows a child to its end: forwards a stop signal once, kills its group when the case under way
-// outlives the timeout (SIGTERM, SIGKILL after a grace), and reaps it.
+// outlives the timeout or, after a stop signal, kStopGrace (SIGTERM, SIGKILL after a grace), and
+// reaps it.
 Watch follow(const Child& child, const std::optional<double>& timeout,
              const volatile std::sig_atomic_t* stop, bool& forwarded) {
   Watch w;
+  std::optional<Clock::time_point> stop_sent;
   // Events before stderr: a case's "started" is written before anything it prints, so reading it
   // first in each round keeps the case's own words in its tail.
   pollfd fds[2] = {{child.events, POLLIN, 0}, {child.err, POLLIN, 0}};
@@ -190,11 +196,17 @@ Watch follow(const Child& child, const std::optional<double>& timeout,
   bool reaped = false;
   while (!reaped || fds[0].fd >= 0 || fds[1].fd >= 0) {
     if (!reaped) {
+      const auto now = Clock::now();
       if (*stop != 0 && !forwarded) {
         ::kill(-child.pid, *stop);
         forwarded = true;
+        stop_sent = now;
       }
-      const auto now = Clock::now();
+      if (stop_sent && !terminated && !w.under_way.empty() && now - *stop_sent > kStopGrace) {
+        ::kill(-child.pid, SIGTERM);  // its second: the child's own handler is gone, it ends
+        terminated = now;
+        w.killed_for_stop = true;
+      }
       if (timeout && !terminated && !w.under_way.empty() &&
           now - w.since > std::chrono::duration<double>(*timeout)) {
         ::kill(-child.pid, SIGTERM);
@@ -239,7 +251,8 @@ int run_isolated(const std::vector<std::string>& argv, const IsolateOptions& opt
     const Watch w = follow(spawn(argv, extra), options.case_timeout, stop.flag(), forwarded);
     const bool exited = WIFEXITED(w.status);
     std::optional<CaseFault> fault;
-    if (!w.under_way.empty()) {
+    // A case ended by a stop is not a fault of its own: it is left unrun, for --resume.
+    if (!w.under_way.empty() && !w.killed_for_stop) {
       fault =
           CaseFault{w.under_way, w.killed_for_timeout ? Verdict::timed_out : Verdict::crashed, "",
                     std::chrono::duration<double, std::milli>(Clock::now() - w.since).count()};
@@ -273,8 +286,16 @@ int run_isolated(const std::vector<std::string>& argv, const IsolateOptions& opt
                                       : "its process " + status_text(w.status),
                  *stop.flag() != 0 ? "" : "; a new process runs the cases after it");
     }
+    if (w.killed_for_stop) {
+      fmt::print(stderr,
+                 "samebits: --isolate: stopped by {} while case {} ran: its process was ended "
+                 "(the case is left for --resume)\n",
+                 signal_text(*stop.flag()), w.under_way);
+    }
     if (*stop.flag() != 0) {
-      if (exited && !fault) return WEXITSTATUS(w.status);  // its partial report is written
+      if (exited && !fault && !w.killed_for_stop) {
+        return WEXITSTATUS(w.status);  // its partial report is written
+      }
       // The child could not stop by itself: one more writes the partial report from the journal.
       extra = {kIsolatedRestart, std::to_string(n + 1), kIsolatedStop,
                std::to_string(static_cast<int>(*stop.flag()))};

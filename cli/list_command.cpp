@@ -28,13 +28,13 @@ std::string type_name(AxisSpec::Type type) {
 
 // "64", "required", or a string default as written.
 std::string default_text(const AxisSpec& a) {
-  if (a.fallback.is_null()) return "required";
+  if (a.fallback.is_null()) return a.optional ? "optional" : "required";
   return a.fallback.is_string() ? a.fallback.get<std::string>() : a.fallback.dump();
 }
 
 std::string help_text(const AxisSpec& a) {
   std::vector<std::string> choices = a.choices;
-  if (a.name == "dtype") choices = dtype_names();
+  if (a.name == "dtype" && choices.empty()) choices = dtype_names();
   if (a.name == "generator") {
     for (const auto& g : generator_catalog()) choices.push_back(g.name);
   }

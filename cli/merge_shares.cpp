@@ -54,7 +54,10 @@ int merge_shares(const std::vector<std::string>& inputs, const std::string& out,
   merged.created = parts.front().report.created;
   check_report_target(out);
   const auto write_error = write_report_file(merged, out);
-  ConsoleSummaryWriter(stdout).write(merged);
+  ConsoleStyle style;
+  style.report_path = out;
+  ConsoleSummaryWriter(stdout, style).write(merged);
+  ConsoleRecapWriter(stdout, style).write(merged);
   const auto missing = static_cast<std::int64_t>(order.size()) - merged.summary.cases;
   if (missing > 0) {
     fmt::print(

@@ -1,17 +1,31 @@
-// The end of `run` and `sweep`: the JSON report written atomically (a failure leaves any earlier
-// report whole) before the summary is printed, so the summary's exit code is the one returned.
+// The end of `run` and `sweep`: every output path checked before any case runs, then the JSON
+// report written atomically before the summary, so the summary's exit code is the one returned.
 #pragma once
 
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "reports/report.h"
 
 namespace samebits {
 
-// Before any case runs: throws ContractError (exit 2) when `path` names a folder, a device, a
-// FIFO or anything else that is not a regular file, so no run ends unable to write its report.
-void check_report_target(const std::string& path);
+// One file a command will write, by the option that names it ("--report", "--junit", ...).
+struct OutputTarget {
+  std::string option;
+  std::string path;
+};
+
+// Before any case runs: throws ContractError (exit 2) naming the option and the path when the path
+// is empty, names a folder, a device, a FIFO or anything else that is not a regular file, lies
+// under something that is not a folder, or lies in a folder that cannot be made or written (a
+// file is created there and removed again), or when two options name the same file. Makes the
+// missing folders, as the write at the end would.
+void check_output_targets(const std::vector<OutputTarget>& targets);
+inline void check_report_target(const std::string& path) {
+  check_output_targets({{"--report", path}});
+}
 
 // Writes the report; on failure returns why and sets the report's exit code to 3 (so the summary
 // printed afterwards says so).

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
@@ -12,6 +13,7 @@
 #include "cli/command_ops.h"
 #include "cli/commands.h"
 #include "cli/isolated_child.h"
+#include "cli/console_options.h"
 #include "cli/isolated_run.h"
 #include "cli/render_options.h"
 #include "cli/report_output.h"
@@ -23,6 +25,8 @@
 #include "harness/contract_loading.h"
 #include "harness/pipeline.h"
 #include "harness/progress.h"
+#include "reports/case_journal.h"
+#include "reports/case_detail.h"
 #include "reports/outcome.h"
 #include "reports/report_writer.h"
 #include "reports/run_comparison.h"
@@ -53,12 +57,49 @@ struct RunOptions {
   int isolated_restart = 0;
   int isolated_stop = 0;
   RenderTargets render;
+  ConsoleOptions console;
 };
+
+// An input file named by an option, loaded before any case runs; a failure names the option.
+template <typename Load>
+auto named_input(const char* option, Load&& load) {
+  try {
+    return load();
+  } catch (const ContractError& e) {
+    throw ContractError(fmt::format("{}: {}", option, e.what()));
+  }
+}
+
+// `--resume JOURNAL` names a file that is there (its lines are read when the run starts).
+void check_resume_file(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status status = fs::status(path, ec);
+  if (!fs::exists(status)) {
+    throw ContractError(fmt::format(
+        "--resume {}: no such file; give the journal of the interrupted run (REPORT.journal)",
+        path));
+  }
+  if (!fs::is_regular_file(status)) {
+    throw ContractError(fmt::format("--resume {}: not a regular file (a journal is a file)", path));
+  }
+}
+
+// How the command named the journal, for messages: --journal, or --report's.
+std::string journal_option(const RunOptions& o) {
+  return o.journal.empty() ? fmt::format("--report {}: its journal", o.report) : "--journal";
+}
+
+// Every file the run writes, by the option that names it (checked before any case runs).
+std::vector<OutputTarget> output_targets(const RunOptions& o, const std::string& journal_path) {
+  std::vector<OutputTarget> out = {{"--report", o.report}, {journal_option(o), journal_path}};
+  for (auto& t : render_output_targets(o.render)) out.push_back(std::move(t));
+  return out;
+}
 
 // `--baseline`: the comparison printed after the summary and kept in the report; a verdict
 // change (or with --fail-on-drift, drift) turns an otherwise passing run into exit 1.
-std::string compare_with_baseline(const RunOptions& o, Report& report) {
-  const Baseline baseline = load_baseline_file(o.baseline);
+std::string compare_with_baseline(const RunOptions& o, const Baseline& baseline, Report& report) {
   const RunComparison c = compare_runs(baseline, report, "this run");
   report.baseline_comparison = run_comparison_to_json(c);
   report.baseline_comparison["baseline"] = o.baseline;
@@ -69,7 +110,66 @@ std::string compare_with_baseline(const RunOptions& o, Report& report) {
                      c.gates(o.fail_on_drift) ? "FAIL (exit 1)" : "ok");
 }
 
+// What the end of a run wrote, for the lines printed after it.
+struct RunEnd {
+  std::string comparison;
+  std::optional<std::string> write_error, render_error;
+  bool journal_kept = false;
+};
+
+// The summary and the lines after it, once every file is written, so the exit code printed is
+// the one returned. Printing never changes that code: a stdout or stderr that fails loses words.
+void print_run_end(const RunOptions& o, const Report& report, const PlannedRun& plan,
+                   const std::string& journal, const RunEnd& end) {
+  try {
+    if (report.settings.contains("journal_error")) {
+      fmt::print(stderr, "samebits: warning: the run kept no (whole) journal: {}\n",
+                 report.settings["journal_error"].get<std::string>());
+    }
+    const ConsoleStyle style = console_style(o.console, stdout, o.report);
+    ConsoleSummaryWriter(stdout, style).write(report);
+    fmt::print("{}", end.comparison);
+    // `--case`: the case it reran, in full; then the recap of what went wrong, last.
+    if (!o.case_id.empty() && report.cases.size() == 1) {
+      fmt::print("\n{}", case_detail_text(report.cases.front(), o.report, style.color));
+    }
+    ConsoleRecapWriter(stdout, style).write(report);
+    print_report_outcome(o.report, end.write_error);
+    if (end.render_error) {
+      fmt::print(stderr, "samebits: {} (exit {}; the report holds the run)\n", *end.render_error,
+                 static_cast<int>(kExitInfrastructure));
+    }
+    const bool broken = report.settings.contains("context_broken");
+    const std::string rest =
+        end.journal_kept
+            ? fmt::format(
+                  "the journal {} keeps them: rerun the same command with --resume {}{} to run "
+                  "the rest",
+                  journal, journal, broken ? " (a fresh process) or with --isolate" : "")
+            : fmt::format(
+                  "no whole journal was kept, so a rerun runs every case again{}",
+                  end.write_error
+                      ? ""
+                      : fmt::format(" (the report {} holds those that finished)", o.report));
+    if (report.settings.contains("interrupted")) {
+      fmt::print(stderr, "samebits: interrupted by {} after {} of {} cases; {}\n",
+                 report.settings["interrupted"]["signal"].get<std::string>(), report.cases.size(),
+                 plan.cases.size(), rest);
+    } else if (broken) {
+      fmt::print(stderr,
+                 "samebits: the CUDA context broke in case {}; the run ended after it ({} of {} "
+                 "cases); {}\n",
+                 report.settings["context_broken"]["case"].get<std::string>(), report.cases.size(),
+                 plan.cases.size(), rest);
+    }
+    std::fflush(stdout);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "samebits: the summary could not be printed: %s\n", e.what());
+  }
+}
+
 int run(const RunOptions& o, const std::vector<std::string>& argv) {
+  namespace fs = std::filesystem;
   if (!o.devices.empty()) {
     if (!o.shard.empty()) throw ContractError("--devices all makes its own shares: drop --shard");
     if (!o.baseline.empty()) {
@@ -77,6 +177,9 @@ int run(const RunOptions& o, const std::vector<std::string>& argv) {
           "--devices all with --baseline: merge first, then compare with "
           "`samebits report diff` or rerun with --baseline on one device");
     }
+    std::vector<OutputTarget> targets = {{"--report", o.report}};
+    for (auto& t : render_output_targets(o.render)) targets.push_back(std::move(t));
+    check_output_targets(targets);
     return run_on_all_devices(argv, o.report, o.render);
   }
   if (!o.case_timeout.empty() && !o.isolate) {
@@ -85,13 +188,18 @@ int run(const RunOptions& o, const std::vector<std::string>& argv) {
         "go on");
   }
   const std::string journal_path = o.journal.empty() ? o.report + ".journal" : o.journal;
-  if (o.isolate && o.isolated_child < 0) {
+  const bool child = o.isolated_child >= 0;
+  if (o.isolate && !child && !o.dry_run) {
+    // The parent loads nothing; its children check the inputs. The outputs and the journal's lock
+    // are the parent's: it holds the lock across every child.
+    check_output_targets(output_targets(o, journal_path));
+    if (!o.resume.empty()) check_resume_file(o.resume);
+    const JournalLock lock(journal_path, journal_option(o));
     IsolateOptions isolate;
     isolate.journal = journal_path;
     if (!o.case_timeout.empty()) isolate.case_timeout = std::stod(o.case_timeout);
     return run_isolated(argv, isolate);
   }
-  const bool child = o.isolated_child >= 0;
   std::optional<PipeEvents> events;
   if (child) events.emplace(o.isolated_child);
   const auto contracts = load_contracts(o.contracts);
@@ -107,25 +215,36 @@ int run(const RunOptions& o, const std::vector<std::string>& argv) {
   request.selection = {o.filter, o.case_id, shard.index, shard.count};
   request.seed = o.seed;
   request.capture = o.capture;
-  request.progress = stderr_is_terminal();
+  request.progress = true;  // a bar on a terminal, lines elsewhere (harness/progress.h)
   request.command = without_isolation_options(argv);
   request.named = o.contracts;
   // The platforms the command names come first: they can refine an embedded one.
-  for (const auto& path : o.observations) request.recorded.push_back(load_baseline_file(path));
+  for (const auto& path : o.observations) {
+    request.recorded.push_back(
+        named_input("--observations", [&] { return load_baseline_file(path); }));
+  }
   for (auto& b : embedded_baselines()) request.recorded.push_back(std::move(b));
+  std::optional<Baseline> baseline;
+  if (!o.baseline.empty()) {
+    baseline = named_input("--baseline", [&] { return load_baseline_file(o.baseline); });
+  }
   const PlannedRun plan = plan_run(request);
   if (o.dry_run) {
     for (const auto& c : plan.cases) fmt::print("{}\n", c.id);
     return kExitAsExpected;
   }
-  check_report_target(o.report);
+  // Every file the run will write, and the journal's one writer, before any case runs.
+  check_output_targets(output_targets(o, journal_path));
+  request.journal = journal_path;
+  request.resume = child && o.isolated_restart > 0 ? journal_path : o.resume;
+  if (!request.resume.empty()) check_resume_file(request.resume);
+  std::optional<JournalLock> lock;
+  if (!child) lock.emplace(journal_path, journal_option(o));  // --isolate: the parent's
   fmt::print(stderr, "samebits: {} cases from {} of {} contracts on {}{}\n", plan.cases.size(),
              plan.contracts_selected, contracts.size(), plan.device_name,
              shard.count > 1
                  ? fmt::format(" (share {}/{}, from {})", shard.index, shard.count, shard.from)
                  : "");
-  request.journal = journal_path;
-  request.resume = child && o.isolated_restart > 0 ? journal_path : o.resume;
   if (child) {
     request.journal_every_case = true;
     request.events = &*events;
@@ -148,40 +267,26 @@ int run(const RunOptions& o, const std::vector<std::string>& argv) {
   const bool broken = report.settings.contains("context_broken");
   // The runner told the parent, and the journal holds the cases: the next child goes on.
   if (broken && child) return kExitInfrastructure;
-  if (report.settings.contains("journal_error")) {
-    fmt::print(stderr, "samebits: warning: the run kept no (whole) journal: {}\n",
-               report.settings["journal_error"].get<std::string>());
+  const bool complete = !broken && !report.settings.contains("interrupted");
+  RunEnd end;
+  if (baseline) end.comparison = compare_with_baseline(o, *baseline, report);
+  end.write_error = write_report_file(report, o.report);
+  if (complete && !end.write_error) {
+    RenderTargets targets = o.render;
+    targets.report_path = o.report;
+    try {
+      render_report(report, targets);
+    } catch (const std::exception& e) {
+      end.render_error = e.what();
+      report.summary.exit_code = kExitInfrastructure;
+    }
+    // The report holds every case now: the journal has served.
+    std::error_code ec;
+    fs::remove(request.journal, ec);
   }
-  const bool interrupted = report.settings.contains("interrupted");
-  const std::string comparison = o.baseline.empty() ? "" : compare_with_baseline(o, report);
-  const auto write_error = write_report_file(report, o.report);
-  ConsoleSummaryWriter(stdout).write(report);
-  fmt::print("{}", comparison);
-  print_report_outcome(o.report, write_error);
-  if (interrupted) {
-    fmt::print(stderr,
-               "samebits: interrupted by {} after {} of {} cases; the journal keeps them: rerun "
-               "the same command with --resume {} to run the rest\n",
-               report.settings["interrupted"]["signal"].get<std::string>(), report.cases.size(),
-               plan.cases.size(), request.journal);
-    return kExitInfrastructure;
-  }
-  if (broken) {
-    fmt::print(stderr,
-               "samebits: the CUDA context broke in case {}; the run ended after it ({} of {} "
-               "cases). The journal {} keeps them: rerun the same command with --resume {} (a "
-               "fresh process) or with --isolate to run the rest\n",
-               report.settings["context_broken"]["case"].get<std::string>(), report.cases.size(),
-               plan.cases.size(), request.journal, request.journal);
-    return kExitInfrastructure;
-  }
-  if (write_error) return kExitInfrastructure;
-  // The report holds every case now: the journal has served.
   std::error_code ec;
-  std::filesystem::remove(request.journal, ec);
-  RenderTargets targets = o.render;
-  targets.report_path = o.report;
-  render_report(report, targets);
+  end.journal_kept = !report.settings.contains("journal_error") && fs::exists(journal_path, ec);
+  print_run_end(o, report, plan, journal_path, end);
   return report.summary.exit_code;
 }
 
@@ -205,21 +310,26 @@ std::shared_ptr<int> setup_run_command(CLI::App& app, int argc, char** argv) {
   cmd->add_option("--seed", options->seed, "seed from which every case's inputs derive (default 0)")
       ->check(seed_validator());
   cmd->add_option("--report", options->report,
-                  "where to write the JSON report (default: samebits-report.json here)");
+                  "where to write the JSON report (default: samebits-report.json here)")
+      ->check(file_path_validator());
   cmd->add_flag("--dry-run", options->dry_run, "list the selected case ids without running them");
   cmd->add_option("--journal", options->journal,
                   "where each finished case is appended as it ends (default: REPORT.journal; "
-                  "removed once the report holds every case)");
+                  "removed once the report holds every case)")
+      ->check(file_path_validator());
   cmd->add_option("--resume", options->resume,
                   "the journal of an interrupted run of the same command: its cases are taken, "
-                  "the rest run (the report equals an uninterrupted run's)");
+                  "the rest run (the report equals an uninterrupted run's)")
+      ->check(file_path_validator());
   cmd->add_option("--observations", options->observations,
                   "baselines of recorded platforms besides the embedded ones (samebits baseline "
                   "write): the first covering this machine gives observed implementations their "
-                  "expectations");
+                  "expectations")
+      ->check(file_path_validator());
   cmd->add_option("--baseline", options->baseline,
                   "compare with a baseline (samebits baseline write): a changed check verdict "
-                  "exits 1, cases with other bits are listed as drift");
+                  "exits 1, cases with other bits are listed as drift")
+      ->check(file_path_validator());
   cmd->add_flag("--fail-on-drift", options->fail_on_drift,
                 "with --baseline: exit 1 also when a case's digests drifted");
   cmd->add_option("--shard", options->shard,
@@ -245,6 +355,7 @@ std::shared_ptr<int> setup_run_command(CLI::App& app, int argc, char** argv) {
   cmd->add_option(kIsolatedRestart, options->isolated_restart)->group("");
   cmd->add_option(kIsolatedStop, options->isolated_stop)->group("");
   add_render_options(*cmd, options->render);
+  add_console_options(*cmd, options->console);
   std::vector<std::string> args(argv, argv + argc);
   cmd->callback([options, code, args] { *code = run(*options, args); });
   return code;

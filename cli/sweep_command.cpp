@@ -75,7 +75,9 @@ int sweep(SweepOptions o, const std::vector<std::string>& argv) {
   }
   fmt::print(stderr, "samebits: sweeping {} ({}) over {}: {} cases on {}; {}\n", contract.op,
              contract.implementations.at(0), axis, plan.cases.size(), plan.device_name,
-             compared.empty()
+             sweep_check_kind(o.spec) == CheckKind::batch_invariance
+                 ? std::string("the first item alone against it first in the batch")
+             : compared.empty()
                  ? std::string("contiguous only, each point run twice")
                  : fmt::format("layouts {} against contiguous", fmt::join(compared, ", ")));
   Report report = execute_run(request, plan);
@@ -109,6 +111,11 @@ std::shared_ptr<int> setup_sweep_command(CLI::App& app, int argc, char** argv) {
                   "offset:<elements>, padded:<multiple> (default: contiguous alone, each point "
                   "run twice)");
   cmd->add_option("--batch", o->spec.batch, "items per call (default 1)");
+  cmd->add_option("--check", o->spec.check,
+                  "what each point compares: determinism (the default without --layouts), "
+                  "layout_invariance (the default with them), or batch_invariance (the first item "
+                  "alone vs first in the batch: with --vary batch=1:64, where the batch size "
+                  "changes its bits)");
   cmd->add_option("--device", o->device, "auto, cpu or cuda")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
   cmd->add_option("--seed", o->seed, "seed of the inputs (default 0)")->check(seed_validator());

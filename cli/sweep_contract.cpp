@@ -71,7 +71,31 @@ Json parse_option_value(const std::string& text) {
 CheckKind sweep_check_kind(const SweepSpec& spec) {
   const bool other = std::any_of(spec.layouts.begin(), spec.layouts.end(),
                                  [](const std::string& l) { return l != "contiguous"; });
-  return other ? CheckKind::layout_invariance : CheckKind::determinism;
+  if (spec.check.empty()) return other ? CheckKind::layout_invariance : CheckKind::determinism;
+  if (spec.check == "determinism" && !other) return CheckKind::determinism;
+  if (spec.check == "layout_invariance" && other) return CheckKind::layout_invariance;
+  if (spec.check == "batch_invariance") {
+    if (other) {
+      throw ContractError(
+          "--check batch_invariance compares an item alone with it in a batch; drop --layouts "
+          "(a layout sweep is --check layout_invariance)");
+    }
+    const bool batch_swept = spec.vary.rfind("batch=", 0) == 0;
+    if (!batch_swept && spec.batch < 2) {
+      throw ContractError(
+          "--check batch_invariance needs batches of more than one item: --vary batch=2:64, or "
+          "--batch N with N >= 2 while another axis varies");
+    }
+    return CheckKind::batch_invariance;
+  }
+  if (spec.check == "determinism" || spec.check == "layout_invariance") {
+    throw ContractError(fmt::format(
+        "--check {} {}", spec.check,
+        other ? "runs the contiguous batch twice; drop --layouts or use --check layout_invariance"
+              : "compares layouts: name them with --layouts strided:1,padded:4,..."));
+  }
+  throw ContractError(fmt::format(
+      "--check \"{}\": accepted: determinism, layout_invariance, batch_invariance", spec.check));
 }
 
 std::string swept_axis(const SweepSpec& spec) {
@@ -125,7 +149,9 @@ std::string sweep_contract_json(const SweepSpec& spec, const OpRegistry& registr
   if (spec.batch < 1) throw ContractError("--batch must be at least 1");
 
   Json check_sweep = Json::object();
-  if (kind == CheckKind::layout_invariance) {
+  if (kind == CheckKind::batch_invariance) {
+    check_sweep["position"] = Json::array({"first"});
+  } else if (kind == CheckKind::layout_invariance) {
     Json layouts = Json::array();
     for (const auto& l : spec.layouts) {
       if (l != "contiguous") layouts.push_back(l);
@@ -137,11 +163,16 @@ std::string sweep_contract_json(const SweepSpec& spec, const OpRegistry& registr
   if (axis != "batch") check_sweep["batch"] = Json::array({spec.batch});
 
   Json check;
-  check["name"] = kind == CheckKind::layout_invariance ? "layouts" : "repeat";
+  check["name"] = kind == CheckKind::layout_invariance ? "layouts"
+                  : kind == CheckKind::batch_invariance ? "batch"
+                                                        : "repeat";
   check["kind"] = to_string(kind);
-  check["description"] = kind == CheckKind::layout_invariance
-                             ? "each layout against the contiguous batch, on the same inputs"
-                             : "the contiguous batch, run twice";
+  check["description"] =
+      kind == CheckKind::layout_invariance
+          ? "each layout against the contiguous batch, on the same inputs"
+      : kind == CheckKind::batch_invariance
+          ? "the first item alone against the same item first in the batch"
+          : "the contiguous batch, run twice";
   check["compare"] = "bitwise";
   check["sweep"] = check_sweep;
   check["expect"] = Json{{impl, "unknown"}};

@@ -19,11 +19,16 @@ struct SweepSpec {
   std::string vary;                  // "AXIS=FIRST:LAST[:STEP]" or "AXIS=V1,V2,..."
   std::vector<std::string> layouts;  // compared with the contiguous reference
   std::int64_t batch = 1;            // items per call unless the swept axis is "batch"
+  std::string check;                 // --check: "" (from the layouts), determinism,
+                                     // layout_invariance or batch_invariance
   std::vector<std::string> command;  // the command line, for the contract's description
 };
 
-// What the sweep runs: a layout_invariance check when a layout other than contiguous is named,
-// otherwise determinism (the contiguous batch, run twice).
+// What the sweep runs: --check's kind; without it a layout_invariance check when a layout other
+// than contiguous is named, otherwise determinism (the contiguous batch, run twice).
+// batch_invariance compares the first item alone with the same item first in a batch of `batch`
+// (swept with --vary batch=...): where the batch size changes its bits. Throws ContractError for
+// another kind, layouts beside batch_invariance, or batch_invariance without a batch above 1.
 CheckKind sweep_check_kind(const SweepSpec& spec);
 
 // "7" -> 7, "0.5" -> 0.5, "true" -> true, "[1,2]" -> JSON, anything else a string.

@@ -2,6 +2,8 @@
 // running anything; every error names the file, the JSON path and the accepted values.
 #include <fmt/format.h>
 
+#include <map>
+
 #include "cli/command_ops.h"
 #include "cli/commands.h"
 #include "contracts/contract_error.h"
@@ -12,24 +14,60 @@
 namespace samebits {
 namespace {
 
+// One contract against the registry, with its case counts; throws ContractError.
+void validate_one(const Contract& c, const OpRegistry& registry) {
+  validate_contract(c, registry);
+  std::vector<std::unique_ptr<Contract>> one;
+  one.push_back(std::make_unique<Contract>(c));
+  fmt::print("ok: {} ({} checks; {} cases on cpu, {} on cuda)\n", c.source, c.checks.size(),
+             plan_cases(one, registry, "cpu", 0).size(),
+             plan_cases(one, registry, "cuda", 0).size());
+}
+
+// Every file named (a folder: each of its contracts) is read and checked on its own, so one
+// broken file does not hide the next: each error is printed, and any makes the exit code 2.
 int validate(const std::vector<std::string>& paths) {
   const OpRegistry registry = command_ops();
-  const auto contracts = load_contracts(paths);
-  int failures = 0;
-  for (const auto& c : contracts) {
+  std::size_t files = 0, broken = 0;
+  std::map<std::string, std::string> names;  // contract name -> the source that has it
+  for (const auto& path : paths) {
+    std::vector<std::string> listed;
     try {
-      validate_contract(*c, registry);
-      std::vector<std::unique_ptr<Contract>> one;
-      one.push_back(std::make_unique<Contract>(*c));
-      fmt::print("ok: {} ({} checks; {} cases on cpu, {} on cuda)\n", c->source, c->checks.size(),
-                 plan_cases(one, registry, "cpu", 0).size(),
-                 plan_cases(one, registry, "cuda", 0).size());
-    } catch (const ContractError& e) {
+      listed = contract_files(path);
+    } catch (const ContractError& e) {  // a folder that cannot be read or holds none
       fmt::print(stderr, "{}\n", e.what());
-      ++failures;
+      ++files;
+      ++broken;
+      continue;
+    }
+    for (const auto& file : listed) {
+      ++files;
+      bool ok = true;
+      try {
+        for (const auto& c : load_contracts({file})) {
+          try {
+            const auto [it, fresh] = names.emplace(c->name, c->source);
+            if (!fresh) {
+              throw ContractError(fmt::format("{}: contract name \"{}\" is already used by {}",
+                                              c->source, c->name, it->second));
+            }
+            validate_one(*c, registry);
+          } catch (const ContractError& e) {
+            fmt::print(stderr, "{}\n", e.what());
+            ok = false;
+          }
+        }
+      } catch (const ContractError& e) {
+        fmt::print(stderr, "{}\n", e.what());
+        ok = false;
+      }
+      if (!ok) ++broken;
     }
   }
-  return failures == 0 ? kExitAsExpected : kExitUsage;
+  if (broken == 0) return kExitAsExpected;
+  fmt::print(stderr, "samebits validate: {} of {} contract file{} broken\n", broken, files,
+             files == 1 ? " is" : "s are");
+  return kExitUsage;
 }
 
 }  // namespace

@@ -45,7 +45,7 @@ std::vector<OutputDigests> parse_outputs(const Json& outputs, const std::string&
 }
 
 CaseRecord parse_case(const Json& node, const std::string& source, const std::string& path) {
-  ObjectReader r(node, path, source, {"verdict", "outputs", "also_seen"});
+  ObjectReader r(node, path, source, {"verdict", "outputs", "also_seen", "varies"});
   CaseRecord record;
   record.verdict = outcome(r.required("verdict"), source, r.child("verdict"));
   record.outputs = parse_outputs(r.required("outputs"), source, r.child("outputs"));
@@ -57,6 +57,13 @@ CaseRecord parse_case(const Json& node, const std::string& source, const std::st
           parse_outputs(also[i], source, fmt::format("{}/{}", r.child("also_seen"), i)));
     }
   }
+  if (r.has("varies")) {
+    const Json& varies = r.raw("varies");
+    if (!varies.is_boolean()) r.fail(r.child("varies"), "expected true or false");
+    record.varies = varies.get<bool>();
+  }
+  // Digests of several runs: it varies, whether or not the file said so (baselines before 1.2).
+  record.varies = record.varies || !record.also_seen.empty();
   return record;
 }
 

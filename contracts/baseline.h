@@ -11,7 +11,8 @@
 
 namespace samebits {
 
-inline constexpr const char* kBaselineSchemaVersion = "1.1.0";
+// 1.2: a case may be marked "varies".
+inline constexpr const char* kBaselineSchemaVersion = "1.2.0";
 
 // One output of a case as it came out: its name and the digests of both sides.
 struct OutputDigests {
@@ -26,6 +27,10 @@ struct CaseRecord {
   // Other digests the same platform gave for this case in other runs (`baseline write` of several
   // reports): a case that is not reproducible from run to run. Matching one of them is not drift.
   std::vector<std::vector<OutputDigests>> also_seen;
+  // Known not to repeat on this platform: its implementation's determinism check was violated
+  // there, or it gave other digests in another run (also_seen). Its drift is reported and does
+  // not gate `run --fail-on-drift`; a verdict change of a check still does.
+  bool varies = false;
 };
 
 struct Baseline {

@@ -174,6 +174,33 @@ Comparison parse_comparison(const Json& node, const std::string& path, const std
   return c;
 }
 
+// A comparison's parameters written beside "compare" instead of inside it (`"compare": "ulp",
+// "max_ulp": 4`, as the README once showed): refused with the form the parser takes.
+void refuse_loose_comparison_fields(const Json& check, const std::string& path,
+                                    const std::string& file) {
+  if (!check.is_object()) return;
+  for (const char* key : {"mode", "rtol", "atol", "max_ulp", "equal_nan", "max_mismatches",
+                          "max_mismatch_fraction", "outputs"}) {
+    if (!check.contains(key)) continue;
+    std::string mode = "bitwise";
+    if (check.contains("compare") && check["compare"].is_string()) {
+      mode = check["compare"].get<std::string>();
+    } else if (std::string(key) == "max_ulp") {
+      mode = "ulp";
+    } else if (std::string(key) == "rtol" || std::string(key) == "atol") {
+      mode = "allclose";
+    }
+    const std::string example =
+        std::string(key) == "mode" ? fmt::format("\"compare\": {{\"mode\": {}}}", check[key].dump())
+                                   : fmt::format("\"compare\": {{\"mode\": \"{}\", \"{}\": {}}}",
+                                                 mode, key, check[key].dump());
+    throw_contract_error(file, path + "/" + key,
+                         fmt::format("\"{}\" belongs inside \"compare\", as an object with the "
+                                     "mode: {}",
+                                     key, example));
+  }
+}
+
 // Every implementation needs an expectation, except the one an equivalence check compares against
 // (`against`), which is never compared with itself.
 void parse_expect(const ObjectReader& check, std::vector<std::string> impls,
@@ -338,6 +365,7 @@ Contract parse_contract(const std::string& text, const std::string& source) {
   std::set<std::string> names;
   for (std::size_t i = 0; i < checks.size(); ++i) {
     const std::string path = fmt::format("/checks/{}", i);
+    refuse_loose_comparison_fields(checks[i], path, source);
     ObjectReader r(checks[i], path, source,
                    {"name", "kind", "description", "compare", "sweep", "against", "expect"});
     CheckDecl check;

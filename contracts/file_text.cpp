@@ -1,4 +1,5 @@
-// Reading a file whole, through zlib for .gz names: one place for reports and baselines.
+// Reading a file whole, through zlib for gzip data (known by its magic bytes, not by its name):
+// one place for contracts, reports, baselines and journals.
 #include "contracts/file_text.h"
 
 #include <fmt/format.h>
@@ -15,6 +16,11 @@
 #endif
 
 namespace samebits {
+
+bool is_gzip_magic(const std::string& text) {
+  return text.size() >= 2 && static_cast<unsigned char>(text[0]) == 0x1f &&
+         static_cast<unsigned char>(text[1]) == 0x8b;
+}
 
 std::string read_file_text(const std::string& path, const char* what, std::size_t max_bytes) {
   // Only regular files: a folder, a FIFO or a device (/dev/zero) would block or never end.
@@ -34,14 +40,21 @@ std::string read_file_text(const std::string& path, const char* what, std::size_
     throw ContractError(fmt::format("{}: {} bytes, more than the {} bytes accepted for {}", path,
                                     size, max_bytes, what));
   }
-  const bool gz = path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ContractError(fmt::format("{}: cannot open {}", path, what));
+  // gzip by its magic bytes, whatever the name: a report.json that is gzip data is unpacked, and a
+  // .gz name over plain text is read as it is.
+  char magic[2] = {0, 0};
+  in.read(magic, 2);
+  const bool gz = in.gcount() == 2 && is_gzip_magic(std::string(magic, 2));
   if (!gz) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw ContractError(fmt::format("{}: cannot open {}", path, what));
+    in.clear();
+    in.seekg(0);
     std::ostringstream buffer;
     buffer << in.rdbuf();
     return buffer.str();
   }
+  in.close();
 #ifdef SAMEBITS_HAVE_ZLIB
   gzFile f = gzopen(path.c_str(), "rb");
   if (!f) throw ContractError(fmt::format("{}: cannot open {}", path, what));
@@ -52,11 +65,17 @@ std::string read_file_text(const std::string& path, const char* what, std::size_
     text.append(buffer, n);
   }
   const bool failed = n < 0;
-  gzclose(f);
-  if (failed) throw ContractError(fmt::format("{}: not a readable gzip file", path));
+  const int closed = gzclose(f);  // Z_BUF_ERROR: the data ended inside a gzip stream
   if (text.size() > max_bytes) {
     throw ContractError(fmt::format("{}: unpacks to more than the {} bytes accepted for {}", path,
                                     max_bytes, what));
+  }
+  if (failed) throw ContractError(fmt::format("{}: not a readable gzip file", path));
+  if (closed != Z_OK) {
+    throw ContractError(
+        fmt::format("{}: gzip data cut short (the file ends inside its stream); {} "
+                    "is incomplete",
+                    path, what));
   }
   return text;
 #else

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "contracts/contract_error.h"
+#include "contracts/file_text.h"
 
 namespace samebits {
 
@@ -93,6 +94,12 @@ Json parse_json_document(const std::string& text, const std::string& file) {
   try {
     return Json::parse(text, check, /*allow_exceptions=*/true, /*ignore_comments=*/false);
   } catch (const nlohmann::json::parse_error& e) {
+    if (is_gzip_magic(text)) {
+      throw ContractError(fmt::format(
+          "{}:1:1: malformed JSON: gzip-compressed data (it starts with gzip's bytes 1f 8b), not "
+          "JSON text; gunzip it",
+          file));
+    }
     // e.byte is 1-based and points one past the offending character.
     const TextPosition pos = position_of(text, e.byte == 0 ? 0 : e.byte - 1);
     std::string what = e.what();

@@ -12,7 +12,7 @@ using Json = nlohmann::ordered_json;
 // Objects and arrays nested deeper than this are refused (no samebits file needs more than ten).
 inline constexpr int kMaxJsonDepth = 64;
 
-// Throws ContractError("file:line:column: message") on malformed text, and ContractError naming
+// Throws ContractError("file:line:column: message") on malformed text (gzip data named as such), and ContractError naming
 // the JSON path on nesting deeper than kMaxJsonDepth, a key repeated in one object, or a number
 // beyond double's range.
 Json parse_json_document(const std::string& text, const std::string& file);

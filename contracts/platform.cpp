@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+
 #include "contracts/contract_error.h"
 
 namespace samebits {
@@ -32,6 +34,20 @@ std::string text_at(const Json& j, const Json::json_pointer& pointer) {
   if (v.is_string()) return v.get<std::string>();
   if (v.is_number()) return v.dump();
   return "";
+}
+
+// Where each field but the device sits in a report's environment block: the GPU's fields on
+// CUDA, the CPU's on the CPU (a CPU run's kernels do not follow the GPU, nor a GPU run's the CPU).
+const std::vector<std::pair<std::string, std::string>>& environment_fields(bool cuda) {
+  static const std::vector<std::pair<std::string, std::string>> gpu = {
+      {"gpu", "/gpu/name"},          {"sm_count", "/gpu/sm_count"}, {"torch", "/torch/version"},
+      {"cuda", "/gpu/cuda_runtime"}, {"cudnn", "/gpu/cudnn"},       {"cublas", "/gpu/cublas"}};
+  static const std::vector<std::pair<std::string, std::string>> cpu = {
+      {"cpu", "/host/cpu"},
+      {"isa", "/host/cpu_capability"},
+      {"threads", "/flags/cpu_threads"},
+      {"torch", "/torch/version"}};
+  return cuda ? gpu : cpu;
 }
 
 }  // namespace
@@ -110,22 +126,46 @@ PlatformFingerprint fingerprint_from_json(const Json& json, const std::string& s
 }
 
 PlatformFingerprint fingerprint_of_environment(const Json& env) {
-  using P = Json::json_pointer;
   PlatformFingerprint f;
-  f.device = text_at(env, P("/device"));
-  f.torch = text_at(env, P("/torch/version"));
-  if (f.device == "cuda") {
-    f.gpu = text_at(env, P("/gpu/name"));
-    f.sm_count = text_at(env, P("/gpu/sm_count"));
-    f.cuda = text_at(env, P("/gpu/cuda_runtime"));
-    f.cudnn = text_at(env, P("/gpu/cudnn"));
-    f.cublas = text_at(env, P("/gpu/cublas"));
-  } else {
-    f.cpu = text_at(env, P("/host/cpu"));
-    f.isa = text_at(env, P("/host/cpu_capability"));
-    f.threads = text_at(env, P("/flags/cpu_threads"));
+  f.device = text_at(env, Json::json_pointer("/device"));
+  for (const auto& [name, pointer] : environment_fields(f.device == "cuda")) {
+    *field(f, name) = text_at(env, Json::json_pointer(pointer));
   }
   return f;
+}
+
+void override_environment(Json& env, const Json& fields, const std::string& source) {
+  const PlatformFingerprint wanted = fingerprint_from_json(fields, source, "");
+  const PlatformFingerprint detected = fingerprint_of_environment(env);
+  const auto places = environment_fields(detected.device == "cuda");
+  std::vector<std::string> accepted;
+  for (const auto& [name, pointer] : places) accepted.push_back(name);
+  for (const auto& field : wanted.fields()) {
+    // (not a structured binding: C++17 lambdas cannot capture those)
+    const std::string& name = field.first;
+    const std::string& value = field.second;
+    if (value.empty()) continue;
+    if (name == "device") {
+      if (value == detected.device) continue;
+      throw_contract_error(source, "/device",
+                           fmt::format("this run is on {}; an override cannot move it to {} "
+                                       "(set the fields of its platform: {})",
+                                       detected.device, value, fmt::join(accepted, ", ")));
+    }
+    const auto place = std::find_if(places.begin(), places.end(),
+                                    [&](const auto& p) { return p.first == name; });
+    if (place == places.end()) {
+      throw_contract_error(source, "/" + name,
+                           fmt::format("a {} run has no field \"{}\"; accepted: {}",
+                                       detected.device, name, fmt::join(accepted, ", ")));
+    }
+    Json& slot = env[Json::json_pointer(place->second)];
+    // A count stays a number where the block writes one (threads, SMs).
+    const bool digits = value.find_first_not_of("0123456789") == std::string::npos;
+    slot = slot.is_number() && digits && value.size() < 10 ? Json(std::stoll(value)) : Json(value);
+  }
+  env["platform_override"] =
+      Json{{"source", source}, {"fields", fields}, {"detected", fingerprint_to_json(detected)}};
 }
 
 }  // namespace samebits

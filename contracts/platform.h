@@ -46,4 +46,15 @@ PlatformFingerprint fingerprint_from_json(const Json& json, const std::string& s
 // The fingerprint of a report's "environment" block (reports of schema 1 and 2 alike).
 PlatformFingerprint fingerprint_of_environment(const Json& environment);
 
+// The variable that states a platform instead of the detected one (a JSON object of the fields
+// above, e.g. {"cpu": "Intel(R) Xeon(R) Processor", "isa": "AVX2", "threads": "2"}): tests set it
+// so that what the embedded observations cover is their premise, not the host's.
+inline constexpr const char* kPlatformOverrideVariable = "SAMEBITS_PLATFORM_OVERRIDE";
+
+// Writes the set fields of `fields` (parsed as fingerprint_from_json does) over `environment`'s,
+// and keeps the detected fingerprint and the override under /platform_override, so a report says
+// it was not the machine's own. Throws ContractError naming `source` and the field for an unknown
+// field, a field the device's block has no place for (a GPU field on the CPU), or another device.
+void override_environment(Json& environment, const Json& fields, const std::string& source);
+
 }  // namespace samebits

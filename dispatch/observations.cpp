@@ -38,10 +38,15 @@ std::vector<SweepObservation> sweep_observations(const std::vector<CaseResult>& 
       o.digest = digest_of(c, false);
       out.push_back(o);
     }
-    if (c.kind != CheckKind::layout_invariance || !c.params.contains("layout")) continue;
-    const std::string layout = c.params.at("layout").get<std::string>();
-    if (layout == kReferenceVariant) continue;
-    o.variant = layout;
+    // The case's variant side, against its own baseline side (both ran on the same inputs).
+    std::string variant;
+    if (c.kind == CheckKind::batch_invariance) {
+      variant = kInBatchVariant;
+    } else if (c.kind == CheckKind::layout_invariance && c.params.contains("layout")) {
+      variant = c.params.at("layout").get<std::string>();
+    }
+    if (variant.empty() || variant == kReferenceVariant) continue;
+    o.variant = variant;
     o.properties = c.variant_properties;
     o.kernels = c.variant_kernels;
     o.digest = digest_of(c, true);

@@ -4,19 +4,25 @@
 
 #include <fmt/format.h>
 
+#include "contracts/contract_error.h"
 #include "harness/device_choice.h"
 
 namespace samebits {
+
+void check_capture_request(const std::string& mode, const at::Device& device) {
+  if (mode == "on" && !device.is_cuda()) {
+    throw ContractError(
+        "--capture on: kernel capture records CUDA kernels (CUPTI), and this run is on the CPU: "
+        "use --capture auto or off, or run on CUDA");
+  }
+}
 
 CaptureChoice start_capture(const std::string& mode, const at::Device& device) {
   CaptureChoice choice;
   choice.state = "off";
   if (mode == "off") return choice;
-  if (!device.is_cuda()) {
-    if (mode == "on")
-      throw InfrastructureError("--capture on: kernel capture needs CUDA; this run is on the CPU");
-    return choice;
-  }
+  check_capture_request(mode, device);
+  if (!device.is_cuda()) return choice;
   std::string why_not;
   choice.capture = KernelCapture::start(&why_not);
   if (choice.capture) {

@@ -16,7 +16,10 @@ struct CaptureChoice {
   std::string state;                       // "cupti", "off", or "unavailable: <why>"
 };
 
-// Throws InfrastructureError for "on" when capture cannot start.
+// Throws ContractError (a usage error) for "on" on the CPU, where there is nothing to capture.
+void check_capture_request(const std::string& mode, const at::Device& device);
+// Throws as check_capture_request does, and InfrastructureError for "on" when CUPTI cannot start
+// on CUDA (a profiler holds it).
 CaptureChoice start_capture(const std::string& mode, const at::Device& device);
 
 }  // namespace samebits

@@ -45,9 +45,22 @@ void load_from_report(const Json& report, const std::string& path,
   if (contracts.empty()) throw ContractError(path + ": the report holds no contracts");
 }
 
+// A contract may hold 16 MiB, a report 1 GiB (contracts/file_text.h): text past the first that
+// never names a report's schema is refused before it is parsed.
+[[noreturn]] void refuse_large_contract(const std::string& path, std::size_t bytes) {
+  throw ContractError(fmt::format(
+      "{}: {} bytes, more than the 16 MiB ({} bytes) a contract may hold (a report may hold 1 GiB)",
+      path, bytes, kMaxContractBytes));
+}
+
 void load_file(const std::string& path, std::vector<std::unique_ptr<Contract>>& out) {
   const std::string text = read_file_text(path, "a contract or report");
+  const bool large = text.size() > kMaxContractBytes;
+  if (large && text.find("\"samebits.report\"") == std::string::npos) {
+    refuse_large_contract(path, text.size());
+  }
   const Json doc = parse_json_document(text, path);  // malformed: where, with line and column
+  if (large && !is_report(doc)) refuse_large_contract(path, text.size());
   if (is_report(doc)) {
     load_from_report(doc, path, out);
   } else {
@@ -57,8 +70,38 @@ void load_file(const std::string& path, std::vector<std::unique_ptr<Contract>>& 
 
 }  // namespace
 
-std::vector<std::unique_ptr<Contract>> load_contracts(const std::vector<std::string>& paths) {
+std::vector<std::string> contract_files(const std::string& path) {
   namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(path, ec)) return {path};
+  std::vector<std::string> files;
+  fs::directory_iterator folder(path, ec);
+  if (ec) throw ContractError(fmt::format("{}: cannot read the folder: {}", path, ec.message()));
+  for (const auto& entry : folder) {
+    const std::string name = entry.path().filename().string();
+    if (entry.is_regular_file() && entry.path().extension() == ".json" &&
+        name.find(".schema.") == std::string::npos) {
+      files.push_back(entry.path().string());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  if (files.empty()) throw ContractError(fmt::format("{}: folder holds no *.json contracts", path));
+  return files;
+}
+
+void check_distinct_names(const std::vector<std::unique_ptr<Contract>>& contracts) {
+  for (std::size_t i = 0; i < contracts.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      if (contracts[i]->name == contracts[j]->name) {
+        throw ContractError(fmt::format("{}: contract name \"{}\" is already used by {}",
+                                        contracts[i]->source, contracts[i]->name,
+                                        contracts[j]->source));
+      }
+    }
+  }
+}
+
+std::vector<std::unique_ptr<Contract>> load_contracts(const std::vector<std::string>& paths) {
   std::vector<std::unique_ptr<Contract>> out;
   if (paths.empty()) {
     for (const auto& file : embedded_contracts()) {
@@ -67,36 +110,9 @@ std::vector<std::unique_ptr<Contract>> load_contracts(const std::vector<std::str
     return out;
   }
   for (const auto& path : paths) {
-    std::error_code ec;
-    if (fs::is_directory(path, ec)) {
-      std::vector<std::string> files;
-      fs::directory_iterator folder(path, ec);
-      if (ec) {
-        throw ContractError(fmt::format("{}: cannot read the folder: {}", path, ec.message()));
-      }
-      for (const auto& entry : folder) {
-        const std::string name = entry.path().filename().string();
-        if (entry.is_regular_file() && entry.path().extension() == ".json" &&
-            name.find(".schema.") == std::string::npos) {
-          files.push_back(entry.path().string());
-        }
-      }
-      std::sort(files.begin(), files.end());
-      if (files.empty())
-        throw ContractError(fmt::format("{}: folder holds no *.json contracts", path));
-      for (const auto& f : files) load_file(f, out);
-    } else {
-      load_file(path, out);
-    }
+    for (const auto& file : contract_files(path)) load_file(file, out);
   }
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    for (std::size_t j = 0; j < i; ++j) {
-      if (out[i]->name == out[j]->name) {
-        throw ContractError(fmt::format("{}: contract name \"{}\" is already used by {}",
-                                        out[i]->source, out[i]->name, out[j]->source));
-      }
-    }
-  }
+  check_distinct_names(out);
   return out;
 }
 

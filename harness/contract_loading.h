@@ -15,4 +15,11 @@ namespace samebits {
 // inputs. Throws ContractError for unreadable or malformed files.
 std::vector<std::unique_ptr<Contract>> load_contracts(const std::vector<std::string>& paths);
 
+// The files one named path stands for: itself, or a folder's *.json (schemas left out), sorted.
+// Throws ContractError for a folder that cannot be read or holds no contract.
+std::vector<std::string> contract_files(const std::string& path);
+
+// Throws ContractError when two contracts share a name (their case ids would collide).
+void check_distinct_names(const std::vector<std::unique_ptr<Contract>>& contracts);
+
 }  // namespace samebits

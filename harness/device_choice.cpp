@@ -1,8 +1,10 @@
-// Chooses where cases run: "auto" means CUDA when a GPU is visible, else the CPU.
-// Asking for CUDA on a machine without one is an infrastructure error, not a silent fallback.
+// Chooses where cases run: "auto" means CUDA when a GPU is visible, else the CPU. Asking for CUDA
+// on a machine without one is a usage error (exit 2, before any work), not a silent fallback.
 #include "harness/device_choice.h"
 
 #include <ATen/cuda/CUDAContext.h>
+
+#include "contracts/contract_error.h"
 
 namespace samebits {
 
@@ -17,7 +19,12 @@ int cuda_device_count() {
 at::Device choose_device(const std::string& requested) {
   if (requested == "cpu") return at::Device(at::kCPU);
   if (requested == "cuda") {
-    if (!cuda_available()) throw InfrastructureError("--device cuda: no CUDA GPU is visible here");
+    if (!cuda_available()) {
+      throw ContractError(
+          "the run asks for CUDA (--device cuda, or a --case id on cuda) but no CUDA GPU is "
+          "visible here: run it on a machine with one, or on the CPU (--device cpu, or the case "
+          "id with /cpu/)");
+    }
     return at::Device(at::kCUDA, 0);
   }
   return cuda_available() ? at::Device(at::kCUDA, 0) : at::Device(at::kCPU);

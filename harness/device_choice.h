@@ -1,5 +1,5 @@
-// Chooses where cases run: "auto" means CUDA when a GPU is visible, else the CPU.
-// Asking for CUDA on a machine without one is an infrastructure error, not a silent fallback.
+// Chooses where cases run: "auto" means CUDA when a GPU is visible, else the CPU. Asking for CUDA
+// on a machine without one is a usage error (exit 2, before any work), not a silent fallback.
 #pragma once
 
 #include <ATen/ATen.h>
@@ -17,7 +17,8 @@ class InfrastructureError : public std::runtime_error {
 bool cuda_available();
 // The GPUs this process sees (CUDA_VISIBLE_DEVICES applies); 0 without CUDA.
 int cuda_device_count();
-// "auto", "cpu" or "cuda" -> a device. Throws InfrastructureError for cuda without a GPU.
+// "auto", "cpu" or "cuda" -> a device. Throws ContractError (a usage error) for cuda without a
+// GPU: --device cuda, or a --case id on cuda, can never run here.
 at::Device choose_device(const std::string& requested);
 
 }  // namespace samebits

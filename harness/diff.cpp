@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 
 #include "cases/dtypes.h"
@@ -131,8 +132,68 @@ std::string tensor_sha256(const at::Tensor& t) {
   return h.hex();
 }
 
-DiffStats compare_tensors(const at::Tensor& baseline_in, const at::Tensor& variant_in,
+namespace {
+
+// The stats of two tensors of one dtype with the same bits everywhere, or nothing where the
+// general path must run: different bits, or NaNs that the comparison counts as mismatches (ulp and
+// allclose without equal_nan), since those need their first mismatches listed. What it returns is
+// what the general path computes for such a pair: no mismatch, no error, 0 ULP, every finite
+// element in the histogram's "0" bucket.
+std::optional<DiffStats> identical_bits(const at::Tensor& baseline, const at::Tensor& variant,
+                                        const Comparison& how) {
+  if (baseline.scalar_type() != variant.scalar_type() || baseline.numel() == 0) {
+    return std::nullopt;
+  }
+  const at::ScalarType dtype = variant.scalar_type();
+  const bool floating = at::isFloatingType(dtype);
+  const at::Tensor b = baseline.to(variant.device()).reshape({-1});
+  const at::Tensor v = variant.reshape({-1});
+  // One reduction's worth of counts, copied once: differing elements, NaNs, finite elements.
+  std::vector<at::Tensor> counts = {raw_bits(b).ne(raw_bits(v)).sum()};
+  if (floating) {
+    // (ATen has no isnan or isfinite for the 8-bit formats: their float values tell the same.)
+    const at::Tensor values = c10::elementSize(dtype) == 1 ? b.to(at::kFloat) : b;
+    counts.push_back(values.isnan().sum());
+    counts.push_back(values.isfinite().sum());
+  }
+  const at::Tensor host = at::stack(counts).cpu();
+  const std::int64_t* c = host.data_ptr<std::int64_t>();
+  if (c[0] != 0) return std::nullopt;
+  const bool by_bits = how.mode == CompareMode::bitwise || how.mode == CompareMode::indices;
+  if (floating && c[1] > 0 && !by_bits && !how.equal_nan) return std::nullopt;
+  // A negative tolerance fails even equal values: the general path says how.
+  if (how.rtol.value_or(0) < 0 || how.atol.value_or(0) < 0) return std::nullopt;
+  DiffStats d;
+  d.mode = how.mode;
+  d.dtype = dtype_name(dtype);
+  d.shape.assign(variant.sizes().begin(), variant.sizes().end());
+  d.numel = v.numel();
+  if (floating) {
+    d.max_ulp = 0;
+    d.ulp_histogram = {{"0", c[2]},       {"1", 0},         {"2-3", 0},    {"4-15", 0},
+                       {"16-255", 0},     {"256-65535", 0}, {">=65536", 0}};
+    if (how.mode == CompareMode::allclose) {
+      const auto defaults = default_tolerances(dtype);
+      d.tolerance = fmt::format(
+          "rtol={} atol={}{}", how.rtol.value_or(defaults.first), how.atol.value_or(defaults.second),
+          how.rtol ? "" : fmt::format(" ({} defaults of torch.testing)", d.dtype));
+    }
+  }
+  return d;
+}
+
+}  // namespace
+
+DiffStats compare_tensors(const at::Tensor& baseline, const at::Tensor& variant,
                           const Comparison& how) {
+  if (baseline.sizes() == variant.sizes()) {
+    if (auto same = identical_bits(baseline, variant, how)) return *same;
+  }
+  return compare_tensors_general(baseline, variant, how);
+}
+
+DiffStats compare_tensors_general(const at::Tensor& baseline_in, const at::Tensor& variant_in,
+                                  const Comparison& how) {
   if (baseline_in.sizes() != variant_in.sizes()) {
     throw std::invalid_argument(fmt::format("compare: shapes differ: [{}] vs [{}]",
                                             fmt::join(baseline_in.sizes(), ","),

@@ -20,6 +20,7 @@
 #include <string>
 #include <thread>
 
+#include "contracts/platform.h"
 #include "harness/git_info.h"
 #include "reports/report.h"
 
@@ -47,7 +48,7 @@ Json env_vars() {
   for (const char* name :
        {"CUBLAS_WORKSPACE_CONFIG", "CUBLASLT_WORKSPACE_SIZE", "NVIDIA_TF32_OVERRIDE",
         "CUDA_LAUNCH_BLOCKING", "TORCH_CUDNN_SDPA_DEPRIORITIZED", "TORCH_BLAS_PREFER_CUBLASLT",
-        "PYTORCH_TUNABLEOP_ENABLED", "OMP_NUM_THREADS", "CUDA_VISIBLE_DEVICES"}) {
+        "PYTORCH_TUNABLEOP_ENABLED", "OMP_NUM_THREADS", "OMP_WAIT_POLICY", "CUDA_VISIBLE_DEVICES"}) {
     const char* v = std::getenv(name);
     j[name] = v ? Json(v) : Json(nullptr);
   }
@@ -213,6 +214,11 @@ Json environment_block(const at::Device& device) {
   j["flags"] = torch_flags();
   j["env"] = env_vars();
   j["gpu"] = device.is_cuda() ? gpu_block(device) : Json(nullptr);
+  const char* stated = std::getenv(kPlatformOverrideVariable);
+  if (stated && *stated) {
+    override_environment(j, parse_json_document(stated, kPlatformOverrideVariable),
+                         kPlatformOverrideVariable);
+  }
   return j;
 }
 

@@ -25,9 +25,10 @@ struct AxisSpec {
   enum class Type { integer, number, text, flag, integer_list };
   std::string name;
   Type type = Type::integer;
-  Json fallback;                     // null: the contract must give it
+  Json fallback;                     // null: the contract must give it (unless optional)
   std::vector<std::string> choices;  // text axes: accepted values (empty: any)
   std::string help;
+  bool optional = false;  // with a null fallback: a point may leave it out (nothing filled in)
 };
 
 struct ImplSpec {
@@ -53,7 +54,7 @@ struct Output {
   std::string name;
   at::Tensor value;
 };
-using Outputs = std::vector<Output>;  // one item's outputs, in the order of Op::outputs()
+using Outputs = std::vector<Output>;  // one item's outputs, in the order of Op::impl_outputs()
 
 // What to make: item `index` of a case (0 is the item under test), `length` along the op's
 // variable-length dim (-1: the op's own choice from the point).
@@ -87,7 +88,11 @@ class Op {
   virtual std::string description() const = 0;
   virtual std::vector<ImplSpec> implementations() const = 0;
   virtual std::vector<AxisSpec> axes() const = 0;
+  // Every output the op's implementations return, in order (a contract's compare.outputs).
   virtual std::vector<std::string> outputs() const = 0;
+  // The outputs `impl` returns, in the order of outputs(): all of them unless the implementation
+  // has fewer (sdpa: ATen's SDPA gives no log-sum-exp). A check compares what both sides return.
+  virtual std::vector<std::string> impl_outputs(const std::string& impl) const { return outputs(); }
   virtual std::vector<CheckKind> checks() const = 0;
   // Layout kinds besides contiguous that run() honours (strided, offset, padded).
   virtual std::vector<LayoutKind> layouts() const {
@@ -101,6 +106,11 @@ class Op {
   // Elements one call holds at this point with `items` items (its inputs and shared tensors), so a
   // point needing absurd memory is refused before anything is allocated (0: not estimated).
   virtual double call_elements(const Point& point, double items) const { return 0; }
+  // The integer axes the size guard varies with call_elements: the length of the rows a layout
+  // widens (strided:<gap>, padded:<m>), and the length a `lengths` list sets item by item. ""
+  // (the default): none; the guard then counts a layout's amount once and each length's places.
+  virtual std::string layout_axis() const { return ""; }
+  virtual std::string length_axis() const { return ""; }
   // A point this implementation cannot take on this device: the case is skipped with this reason.
   virtual std::optional<std::string> unsupported(const Point& point, const std::string& impl,
                                                  const at::Device& device) const {
@@ -131,7 +141,8 @@ class Op {
     out.emplace_back("batch", static_cast<std::int64_t>(request.items.size()));
     return out;
   }
-  // The float64 CPU reference of one item (for reference checks); outputs in float64/int64.
+  // The float64 reference of one item (for reference checks); outputs in float64/int64. Computed on
+  // the CPU, or where the item lives when the op can (sdpa: its float64 GEMMs on CUDA).
   virtual Outputs reference(const Point& point, const Shared& shared, const Item& item) const {
     throw Unsupported(name() + " has no float64 reference");
   }

@@ -38,6 +38,8 @@ PlannedRun plan_run(const RunRequest& request) {
   PlannedRun plan;
   plan.device = choose_device(requested);
   plan.device_name = plan.device.is_cuda() ? "cuda" : "cpu";
+  // `--capture on` where there is nothing to capture is a usage error, before any line of a run.
+  check_capture_request(request.capture, plan.device);
   auto all = plan_cases(*request.contracts, *request.registry, plan.device_name, request.seed);
   for (const auto& c : all)
     ++plan.planned[planned_key(c.contract->name, c.check->name, c.impl, c.device)];
@@ -111,7 +113,12 @@ Report execute_run(const RunRequest& request, const PlannedRun& plan) {
   std::map<std::string, CaseResult> finished;
   std::map<std::string, CaseFault> faults;
   if (!request.resume.empty()) {
-    JournalContents resumed = read_journal(request.resume);
+    JournalContents resumed;
+    try {
+      resumed = read_journal(request.resume);
+    } catch (const ContractError& e) {
+      throw ContractError(fmt::format("--resume: {}", e.what()));
+    }
     if (resumed.header.plan_sha256 != digest) {
       throw ContractError(fmt::format(
           "--resume {}: the journal belongs to another run (its {} cases on {} with seed {}); "
@@ -134,8 +141,10 @@ Report execute_run(const RunRequest& request, const PlannedRun& plan) {
                                         JournalHeader{digest, request.seed, plan.device_name,
                                                       static_cast<std::int64_t>(plan.cases.size())},
                                         same);
-    } catch (const std::runtime_error& e) {  // the run goes on without one, and says so
-      report.settings["journal_error"] = e.what();
+    } catch (const std::runtime_error& e) {
+      // Before any case runs: a run that could not keep what it finishes does not start.
+      throw ContractError(
+          fmt::format("{}; the run needs its journal (--journal names another)", e.what()));
     }
     if (journal && !same) {
       for (const auto& c : plan.cases) {

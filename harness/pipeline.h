@@ -65,7 +65,8 @@ PlannedRun plan_run(const RunRequest& request);
 // Runs the planned cases and judges them: the report, with everything but dispatch filled in. A
 // stopped run's report holds the cases that finished, settings.interrupted names the signal, and
 // its exit code is 3; so is one that ended early because a case broke the CUDA context
-// (settings.context_broken names it). Throws ContractError for a --resume journal of another plan.
+// (settings.context_broken names it). Throws ContractError, before any case runs, for a --resume
+// journal that cannot be read or is of another plan, and for a journal that cannot be written.
 Report execute_run(const RunRequest& request, const PlannedRun& plan);
 
 // The digest a journal is matched by: device, seed, every selected case id and the contracts'

@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "cases/dtypes.h"
@@ -63,8 +64,15 @@ std::string check_value(const Op& op, const AxisSpec& spec, const Json& v) {
   }
   if (!spec.choices.empty() && std::find(spec.choices.begin(), spec.choices.end(),
                                          v.get<std::string>()) == spec.choices.end()) {
-    return fmt::format("unknown {} \"{}\"; accepted: {}", spec.name, v.get<std::string>(),
-                       fmt::join(spec.choices, ", "));
+    // A dtype samebits knows that this op's calls do not take: what run would refuse.
+    const auto& dtypes = dtype_names();
+    const bool known_dtype =
+        spec.name == "dtype" &&
+        std::find(dtypes.begin(), dtypes.end(), v.get<std::string>()) != dtypes.end();
+    return fmt::format("{} \"{}\"; accepted: {}",
+                       known_dtype ? fmt::format("op {} does not take dtype", op.name())
+                                   : fmt::format("unknown {}", spec.name),
+                       v.get<std::string>(), fmt::join(spec.choices, ", "));
   }
   try {
     if (spec.name == "dtype") parse_dtype(v.get<std::string>());
@@ -108,16 +116,82 @@ std::string impossible_for_check(CheckKind kind, const Point& p) {
   return check_for(kind).impossible(p).value_or("");
 }
 
-// A point whose call would hold more than kMaxCallElements elements, or "": refused before any
-// allocation (the allocator would fail, or take the machine's memory, only at run time).
-std::string too_large(const Op& op, const Point& p) {
-  const double items =
-      p.has("batch") ? static_cast<double>(std::max<std::int64_t>(1, p.integer("batch"))) : 1.0;
-  const double elements = op.call_elements(p, items);
-  if (!(elements > static_cast<double>(kMaxCallElements))) return "";
+// Why a point's call would hold more than kMaxCallElements elements, and the axis that makes it
+// so ("" for the op's own shape): refused before any allocation (the allocator would fail, or
+// take the machine's memory, only at run time).
+struct TooLarge {
+  std::string why;  // "" when the point fits
+  std::string axis;
+};
+
+std::string over_limit(double elements) {
   return fmt::format(
       "one call would hold {:.3g} elements; the limit is {} (2^32, 16 GiB as float32)", elements,
       kMaxCallElements);
+}
+
+bool exceeds(double elements) {
+  return elements > static_cast<double>(kMaxCallElements);
+}
+
+// The op's elements at `p` with `axis` set to `value` (the rows a layout widens, the lengths a
+// padding check sets); where the op names no such axis, `fallback` (a bound from below).
+double elements_with(const Op& op, const Point& p, const std::string& axis, double value,
+                     double items, double fallback) {
+  if (axis.empty() || !p.has(axis) || !p.at(axis).is_number_integer()) return fallback;
+  Point q = p;
+  q.set(axis, static_cast<std::int64_t>(std::min(value, 9.0e18)));
+  return std::max(op.call_elements(q, items), fallback);
+}
+
+TooLarge too_large(const Op& op, const Point& p) {
+  const double items =
+      p.has("batch") ? static_cast<double>(std::max<std::int64_t>(1, p.integer("batch"))) : 1.0;
+  const double elements = op.call_elements(p, items);
+  if (exceeds(elements)) return {over_limit(elements), ""};
+  if (p.has("lengths")) {
+    // One batch of the lengths' items, each padded to the longest: at least one element a place.
+    const auto lengths = p.integers("lengths");
+    const std::int64_t longest = *std::max_element(lengths.begin(), lengths.end());
+    const auto count = static_cast<double>(lengths.size());
+    const double e =
+        elements_with(op, p, op.length_axis(), static_cast<double>(longest), count,
+                      std::max(op.call_elements(p, count), count * static_cast<double>(longest)));
+    if (exceeds(e)) return {fmt::format("lengths up to {}: {}", longest, over_limit(e)), "lengths"};
+  }
+  if (p.has("layout")) {
+    const Layout layout = parse_layout(p.text("layout"));
+    const auto amount = static_cast<double>(layout.amount);
+    const std::string axis = op.layout_axis();
+    const double row = axis.empty() || !p.has(axis) ? 0.0 : static_cast<double>(p.integer(axis));
+    double e = elements + amount;  // offset:<n>: n more elements of storage
+    // strided:<gap> widens every row by the gap; padded:<m> rounds every row up to a multiple of
+    // m (so each row holds at least m).
+    if (layout.kind == LayoutKind::strided)
+      e = elements_with(op, p, axis, row + amount, items, elements + amount);
+    if (layout.kind == LayoutKind::padded) {
+      e = elements_with(op, p, axis, std::ceil(row / amount) * amount, items,
+                        std::max(elements, amount));
+    }
+    if (exceeds(e)) {
+      return {fmt::format("layout \"{}\": {}", layout.text, over_limit(e)), "layout"};
+    }
+  }
+  return {};
+}
+
+// The JSON path of `value` among an axis's values on `device` (the axis itself if not there).
+std::string value_path(const AxisDecl& axis, const std::string& device, const Json& value) {
+  const auto it = axis.values_by_device.count(device) ? axis.values_by_device.find(device)
+                                                      : axis.values_by_device.find("any");
+  if (it == axis.values_by_device.end()) return axis.json_path;
+  const std::string where = axis.values_by_device.size() == 1 && it->first == "any"
+                                ? axis.json_path
+                                : axis.json_path + "/" + it->first;
+  for (std::size_t i = 0; i < it->second.size(); ++i) {
+    if (it->second[i] == value) return fmt::format("{}/{}", where, i);
+  }
+  return where;
 }
 
 Point resolve(const Point& declared, const std::vector<AxisSpec>& axes) {
@@ -197,11 +271,25 @@ void validate_contract(const Contract& c, const OpRegistry& registry) {
       }
     }
     for (const auto& spec : axes) {
-      if (spec.fallback.is_null() && !sweep.find(spec.name)) {
+      if (!spec.fallback.is_null() || spec.optional) continue;
+      const AxisDecl* given = sweep.find(spec.name);
+      if (!given) {
         throw_contract_error(
             c.source, check.json_path,
             fmt::format("check {} needs axis \"{}\" ({}) in its sweep or the contract's",
                         check.name, spec.name, spec.help));
+      }
+      // An axis without a default needs values on every device: where a per-device object
+      // leaves a device out, there is nothing to fill in (an axis with a default takes it there).
+      for (const auto& device : device_names()) {
+        if (given->values_for(device)) continue;
+        std::vector<std::string> keyed;
+        for (const auto& entry : given->values_by_device) keyed.push_back(entry.first);
+        throw_contract_error(
+            c.source, given->json_path,
+            fmt::format("axis \"{}\" has values for {} but none for {}, and has no default: give "
+                        "it \"{}\" (or \"any\") values",
+                        spec.name, fmt::join(keyed, ", "), device, device));
       }
     }
     for (const auto& device : device_names()) {
@@ -213,12 +301,26 @@ void validate_contract(const Contract& c, const OpRegistry& registry) {
       }
       for (const auto& declared : expand_sweep(sweep, device)) {
         const Point p = resolve(declared, axes);
-        std::string why = impossible_for_check(check.kind, p);
-        if (why.empty()) why = op->impossible(p).value_or("");
-        if (why.empty()) why = too_large(*op, p);
+        std::string why, where = check.json_path;
+        try {
+          why = impossible_for_check(check.kind, p);
+          if (why.empty()) why = op->impossible(p).value_or("");
+          if (why.empty()) {
+            const TooLarge large = too_large(*op, p);
+            why = large.why;
+            if (const AxisDecl* axis = large.axis.empty() ? nullptr : sweep.find(large.axis))
+              where = value_path(*axis, device, p.at(large.axis));
+          }
+        } catch (const ContractError&) {
+          throw;
+        } catch (const std::exception& e) {
+          // An op or check that could not read the point: still this contract's error, with its
+          // place, not an internal one.
+          why = fmt::format("cannot be checked: {}", e.what());
+        }
         if (!why.empty()) {
           throw_contract_error(
-              c.source, check.json_path,
+              c.source, where,
               fmt::format("impossible point {} on {}: {}", declared.label(), device, why));
         }
       }

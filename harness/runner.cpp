@@ -120,7 +120,7 @@ RunnerResult run_cases(const std::vector<CaseSpec>& cases, const at::Device& dev
       if (done != options.finished->end()) {
         results.push_back(done->second);
         resumed.push_back(true);
-        progress.step(spec.id, false);
+        progress.taken(spec.id);
         continue;
       }
     }

@@ -95,6 +95,14 @@ std::vector<CaseSpec> by_id_or_filter(std::vector<CaseSpec> cases, const CaseSel
 
 }  // namespace
 
+std::vector<bool> ids_matching(const std::vector<std::string>& ids, const std::string& filter) {
+  const FilterPattern pattern(filter);
+  std::vector<bool> out;
+  out.reserve(ids.size());
+  for (const auto& id : ids) out.push_back(pattern.matches(id));
+  return out;
+}
+
 std::vector<CaseSpec> select_cases(std::vector<CaseSpec> cases, const CaseSelection& selection) {
   if (selection.shard_count == 0 || selection.shard_index >= selection.shard_count) {
     throw ContractError(fmt::format("--shard {}/{}: the index must be below the count (0..{})",

@@ -31,6 +31,10 @@ std::uint32_t shard_of(const std::string& id, std::uint32_t count);
 // shards than cases).
 std::vector<CaseSpec> select_cases(std::vector<CaseSpec> cases, const CaseSelection& selection);
 
+// Whether each of `ids` matches `filter` as --filter matches (the same syntax and errors, but an
+// empty result is no error): for `samebits show REPORT --filter`.
+std::vector<bool> ids_matching(const std::vector<std::string>& ids, const std::string& filter);
+
 // The device named by a case id (contract/check/impl/device/...), or "".
 std::string device_of_case(const std::string& id);
 

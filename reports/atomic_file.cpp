@@ -1,11 +1,12 @@
 // Writes a whole file or nothing: the bytes go to a temporary file beside the target, are flushed
-// to disk, then renamed over it. An interrupted or failed write leaves the old file untouched.
+// to disk, then renamed over it; a .gz name gets them gzip-compressed on the way.
 #include "reports/atomic_file.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -14,6 +15,10 @@
 #include <stdexcept>
 
 #include "reports/end_signals.h"
+
+#ifdef SAMEBITS_HAVE_ZLIB
+#include <zlib.h>
+#endif
 
 namespace samebits {
 namespace {
@@ -43,9 +48,62 @@ class DeferredSignals {
   std::optional<EndSignalHandlers> handlers_;
 };
 
+bool gzip_name(const std::string& path) {
+  return path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
+}
+
+#ifdef SAMEBITS_HAVE_ZLIB
+// The content as one gzip member (zlib's default level: a sweep's report of 11,750 cases takes a
+// fraction of a second).
+std::string gzip(const std::string& content, const std::string& path) {
+  z_stream z{};
+  // 15 + 16: a 32 KiB window with a gzip header and trailer rather than zlib's.
+  if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+    throw std::runtime_error(fmt::format("cannot compress {}: zlib did not start", path));
+  }
+  std::string out;
+  char buffer[1 << 16];
+  std::size_t offset = 0;
+  int rc = Z_OK;
+  while (rc != Z_STREAM_END) {
+    const std::size_t chunk = std::min<std::size_t>(content.size() - offset, 1u << 30);
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(content.data() + offset));
+    z.avail_in = static_cast<uInt>(chunk);
+    const bool last = offset + chunk == content.size();
+    do {
+      z.next_out = reinterpret_cast<Bytef*>(buffer);
+      z.avail_out = sizeof buffer;
+      rc = deflate(&z, last ? Z_FINISH : Z_NO_FLUSH);
+      if (rc == Z_STREAM_ERROR) {
+        deflateEnd(&z);
+        throw std::runtime_error(fmt::format("cannot compress {}: zlib failed", path));
+      }
+      out.append(buffer, sizeof buffer - z.avail_out);
+    } while (z.avail_out == 0);
+    offset += chunk;
+  }
+  deflateEnd(&z);
+  return out;
+}
+#endif
+
 }  // namespace
 
-void write_file_atomically(const std::string& path, const std::string& content) {
+bool writes_gzip() {
+#ifdef SAMEBITS_HAVE_ZLIB
+  return true;
+#else
+  return false;
+#endif
+}
+
+void write_file_atomically(const std::string& path, const std::string& text) {
+#ifdef SAMEBITS_HAVE_ZLIB
+  const std::string compressed = gzip_name(path) ? gzip(text, path) : std::string();
+  const std::string& content = gzip_name(path) ? compressed : text;
+#else
+  const std::string& content = text;
+#endif
   const DeferredSignals deferred;
   namespace fs = std::filesystem;
   const fs::path target(path);

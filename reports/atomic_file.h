@@ -6,7 +6,12 @@
 
 namespace samebits {
 
-// Creates missing parent folders. Throws std::runtime_error (naming the path and errno) on failure.
+// Creates missing parent folders. A path ending in ".gz" gets the content gzip-compressed (readers
+// know gzip by its magic bytes; a build without zlib writes it plain, which they read too).
+// Throws std::runtime_error (naming the path and errno) on failure.
 void write_file_atomically(const std::string& path, const std::string& content);
+
+// True when this build writes .gz paths compressed (it has zlib).
+bool writes_gzip();
 
 }  // namespace samebits

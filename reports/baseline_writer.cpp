@@ -30,6 +30,7 @@ Json baseline_to_json(const Baseline& b) {
   for (const auto& [id, record] : b.cases) {
     cases[id] =
         Json{{"verdict", to_string(record.verdict)}, {"outputs", outputs_json(record.outputs)}};
+    if (record.varies) cases[id]["varies"] = true;
     if (record.also_seen.empty()) continue;
     Json also = Json::array();
     for (const auto& outputs : record.also_seen) also.push_back(outputs_json(outputs));

@@ -4,11 +4,14 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <stdexcept>
 
 #include "contracts/contract_error.h"
@@ -91,17 +94,92 @@ CaseFault fault_of(const Json& j, const std::string& where) {
   return out;
 }
 
+// The journal's folder, made when missing (a --report or --journal into a folder not there yet);
+// a failure shows when the file is opened.
+void make_folder_of(const std::string& path) {
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  std::error_code ec;
+  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+}
+
 }  // namespace
+
+JournalLock::JournalLock(const std::string& path, const std::string& option) : path_(path) {
+  make_folder_of(path);
+  // Another run may remove the journal (its run ended) between this open and this lock: the lock
+  // then holds a file no longer named `path`, so it is taken again on the file named now.
+  constexpr int kAttempts = 8;
+  for (int attempt = 1;; ++attempt) {
+    int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    const bool created = fd >= 0;
+    if (fd < 0 && errno == EEXIST) fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+    if (fd < 0) {
+      if (errno == ENOENT && attempt < kAttempts) continue;
+      throw ContractError(
+          fmt::format("{} {}: cannot open the journal: {}", option, path, std::strerror(errno)));
+    }
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      const int err = errno;
+      ::close(fd);
+      if (err == EWOULDBLOCK) {
+        throw ContractError(fmt::format(
+            "{} {}: another samebits run is writing this journal now (runs given the same "
+            "--report share its journal); give this run its own --report or --journal, or wait "
+            "until the other ends",
+            option, path));
+      }
+      throw ContractError(
+          fmt::format("{} {}: cannot lock the journal: {}", option, path, std::strerror(err)));
+    }
+    struct stat held {
+    }, named{};
+    if (::fstat(fd, &held) == 0 && ::stat(path.c_str(), &named) == 0 &&
+        held.st_dev == named.st_dev && held.st_ino == named.st_ino) {
+      fd_ = fd;
+      created_ = created;
+      return;
+    }
+    ::close(fd);
+    if (attempt >= kAttempts) {
+      throw ContractError(fmt::format(
+          "{} {}: the journal was replaced {} times while it was being locked; is another run "
+          "using it?",
+          option, path, kAttempts));
+    }
+  }
+}
+
+JournalLock::~JournalLock() {
+  struct stat held {
+  }, named{};
+  if (created_ && ::fstat(fd_, &held) == 0 && held.st_size == 0 && held.st_nlink > 0 &&
+      ::stat(path_.c_str(), &named) == 0 && held.st_dev == named.st_dev &&
+      held.st_ino == named.st_ino) {
+    ::unlink(path_.c_str());  // made by this lock, and nothing was written: no run started
+  }
+  ::close(fd_);
+}
 
 CaseJournal::CaseJournal(const std::string& path, const JournalHeader& header, bool append)
     : path_(path) {
-  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC), 0644);
+  make_folder_of(path);
+  // Never O_TRUNC: a journal another run holds (JournalLock) must not be emptied by opening it.
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_APPEND, 0644);
   if (fd_ < 0) {
     throw std::runtime_error(
         fmt::format("cannot open the journal {}: {}", path, std::strerror(errno)));
   }
-  if (append) drop_cut_short_line();
-  if (!append && !write_line(one_line(header_to_json(header)))) throw std::runtime_error(error_);
+  if (append) {
+    drop_cut_short_line();
+    return;
+  }
+  if (::ftruncate(fd_, 0) != 0) {
+    error_ = fmt::format("cannot empty the journal {}: {}", path, std::strerror(errno));
+    ::close(fd_);
+    fd_ = -1;
+    throw std::runtime_error(error_);
+  }
+  if (!write_line(one_line(header_to_json(header)))) throw std::runtime_error(error_);
 }
 
 // A kill mid-write leaves the last line without its newline: cut it off before appending, so the

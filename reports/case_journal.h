@@ -32,10 +32,30 @@ struct CaseFault {
   double duration_ms = 0;
 };
 
+// The one writer of a journal: an exclusive flock on the journal file, held for a whole run (and
+// by `run --isolate`'s parent for all its children), so that two runs given one journal (one
+// --report) do not truncate, append to and delete each other's. The file is made (with its
+// folder) if missing, and removed again if it is still empty when the lock ends.
+class JournalLock {
+ public:
+  // Throws ContractError naming `option` (how the command named the journal, e.g. "--journal")
+  // and the path when another process holds the lock or the file cannot be opened or made.
+  JournalLock(const std::string& path, const std::string& option);
+  ~JournalLock();
+  JournalLock(const JournalLock&) = delete;
+  JournalLock& operator=(const JournalLock&) = delete;
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+  bool created_ = false;
+};
+
 class CaseJournal {
  public:
-  // A new journal at `path` (replacing any file there) starting with the header line, or, with
-  // `append`, more lines at the end of an existing journal of the same run.
+  // A new journal at `path` (replacing any file there; its folder made if missing) starting with
+  // the header line, or, with `append`, more lines at the end of an existing journal of the same
+  // run. Takes no lock (JournalLock): it truncates only once open, never on opening.
   CaseJournal(const std::string& path, const JournalHeader& header, bool append);
   ~CaseJournal();
   CaseJournal(const CaseJournal&) = delete;

@@ -166,6 +166,10 @@ std::string rerun_command(const std::string& report_path, const std::string& cas
   return "samebits run " + shell_quote(report_path) + " --case " + shell_quote(case_id);
 }
 
+std::string show_command(const std::string& report_path, const std::string& filter) {
+  return "samebits show " + shell_quote(report_path) + " --filter " + shell_quote(filter);
+}
+
 std::string params_text(const Json& params) {
   std::string out;
   for (const auto& item : params.items()) {

@@ -47,6 +47,8 @@ std::string check_headline(const CheckResult& check, const std::vector<const Cas
 
 // `samebits run REPORT --case ID`, each argument quoted for a POSIX shell where it needs it.
 std::string rerun_command(const std::string& report_path, const std::string& case_id);
+// `samebits show REPORT --filter REGEX`, quoted the same way.
+std::string show_command(const std::string& report_path, const std::string& filter);
 
 // A case's params as "k=v, k=v" (strings unquoted, other values as JSON).
 std::string params_text(const Json& params);

@@ -22,6 +22,30 @@ const Json& array_at(const Json& j, const char* key) {
   return j.contains(key) && j.at(key).is_array() ? j.at(key) : kEmpty;
 }
 
+// A table of drifted cases (the first kDriftRows), headed `heading`; "" for none.
+std::string drift_table(const char* heading, const Json& drift) {
+  if (drift.empty()) return "";
+  std::string out = std::string("<table><thead><tr><th>") + heading +
+                    "</th><th>outputs</th><th>verdict</th></tr></thead><tbody>";
+  for (std::size_t i = 0; i < drift.size() && i < kDriftRows; ++i) {
+    const Json& d = drift[i];
+    std::string outputs;
+    for (const auto& o : array_at(d, "outputs")) {
+      outputs += (outputs.empty() ? "" : ", ") +
+                 escape_markup(o.is_string() ? o.get<std::string>() : o.dump());
+    }
+    const std::string before = text(d, "before"), after = text(d, "after");
+    out += "<tr><td><code>" + text(d, "id") + "</code></td><td>" + outputs + "</td><td>" +
+           (before == after ? before : before + " \u2192 " + after) + "</td></tr>";
+  }
+  out += "</tbody></table>";
+  if (drift.size() > kDriftRows) {
+    out += fmt::format("<p class=\"sub\">and {} more in the JSON report</p>",
+                       drift.size() - kDriftRows);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string baseline_section_html(const Json& c) {
@@ -29,6 +53,7 @@ std::string baseline_section_html(const Json& c) {
   const Json& changes = array_at(c, "verdict_changes");
   const Json& drift = array_at(c, "drift");
   const Json& also = array_at(c, "matched_also_seen");
+  const Json& varied = array_at(c, "varied");
   std::string out =
       "<section id=\"baseline\"><h2>Against the baseline</h2><p>Compared with <code>" +
       text(c, "baseline") + "</code> (" + text(c, "before") + "): ";
@@ -45,12 +70,16 @@ std::string baseline_section_html(const Json& c) {
   out += fmt::format(
       " {} checks compared: <b>{} verdict changes</b> (these gate); {} cases "
       "compared: <b>{} drifted</b> (other bits, the same verdict or not; these "
-      "gate with --fail-on-drift){}.</p>",
+      "gate with --fail-on-drift){}{}.</p>",
       text(c, "checks_compared"), changes.size(), text(c, "cases_compared"), drift.size(),
       also.empty() ? ""
                    : fmt::format("; {} matched bits the baseline also saw in "
                                  "another run (known to vary run to run)",
-                                 also.size()));
+                                 also.size()),
+      varied.empty() ? ""
+                     : fmt::format("; {} other cases drifted that the baseline marks as varying "
+                                   "from run to run (reported, not gating)",
+                                   varied.size()));
   if (!changes.empty()) {
     out += "<table><thead><tr><th>check</th><th>before</th><th>now</th></tr></thead><tbody>";
     for (const auto& v : changes) {
@@ -59,27 +88,7 @@ std::string baseline_section_html(const Json& c) {
     }
     out += "</tbody></table>";
   }
-  if (!drift.empty()) {
-    out +=
-        "<table><thead><tr><th>drifted case</th><th>outputs</th><th>verdict</th></tr></thead>"
-        "<tbody>";
-    for (std::size_t i = 0; i < drift.size() && i < kDriftRows; ++i) {
-      const Json& d = drift[i];
-      std::string outputs;
-      for (const auto& o : array_at(d, "outputs")) {
-        outputs += (outputs.empty() ? "" : ", ") +
-                   escape_markup(o.is_string() ? o.get<std::string>() : o.dump());
-      }
-      const std::string before = text(d, "before"), after = text(d, "after");
-      out += "<tr><td><code>" + text(d, "id") + "</code></td><td>" + outputs + "</td><td>" +
-             (before == after ? before : before + " \u2192 " + after) + "</td></tr>";
-    }
-    out += "</tbody></table>";
-    if (drift.size() > kDriftRows) {
-      out += fmt::format("<p class=\"sub\">and {} more in the JSON report</p>",
-                         drift.size() - kDriftRows);
-    }
-  }
+  out += drift_table("drifted case", drift) + drift_table("varying case, drifted", varied);
   return out + "</section>";
 }
 

@@ -2,107 +2,14 @@
 // Key order is fixed so two reports diff line by line.
 #include "reports/json_report.h"
 
-#include <cmath>
-#include <map>
 #include <string>
 #include <vector>
 
+#include "reports/case_tables.h"
 #include "reports/dispatch_text.h"
 
 namespace samebits {
 namespace {
-
-// JSON has no NaN or infinity: those become strings so the file stays valid.
-Json number(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  return v;
-}
-
-Json mismatch_to_json(const Mismatch& m) {
-  Json j;
-  j["index"] = m.index;
-  j["baseline"] = number(m.baseline);
-  j["variant"] = number(m.variant);
-  j["baseline_bits"] = m.baseline_bits;
-  j["variant_bits"] = m.variant_bits;
-  j["ulp"] = m.ulp ? Json(*m.ulp) : Json(nullptr);
-  return j;
-}
-
-// Kernel names are long (ATen's are whole template instantiations) and repeat across cases, so a
-// run report lists each once under "kernel_names" and cases refer to it by index ("name_id").
-class KernelNames {
- public:
-  std::size_t id(const std::string& name) {
-    const auto [it, added] = ids_.emplace(name, names_.size());
-    if (added) names_.push_back(name);
-    return it->second;
-  }
-  const std::vector<std::string>& names() const { return names_; }
-
- private:
-  std::map<std::string, std::size_t> ids_;
-  std::vector<std::string> names_;
-};
-
-Json launches_to_json(const std::vector<KernelLaunch>& kernels, KernelNames& names) {
-  Json out = Json::array();
-  for (const auto& k : kernels) {
-    Json j = kernel_to_json(k);
-    j.erase("name");
-    Json with_id;
-    with_id["name_id"] = names.id(k.name);
-    for (auto& item : j.items()) with_id[item.key()] = item.value();
-    out.push_back(std::move(with_id));
-  }
-  return out;
-}
-
-Json properties_to_json(const PointProperties& properties) {
-  Json j = Json::object();
-  for (const auto& [name, value] : properties) j[name] = value;
-  return j;
-}
-
-Json case_to_json(const CaseResult& c, KernelNames& names) {
-  Json j;
-  j["id"] = c.id;
-  j["contract"] = c.contract;
-  j["check"] = c.check;
-  j["kind"] = to_string(c.kind);
-  j["impl"] = c.impl;
-  j["device"] = c.device;
-  j["params"] = c.params;
-  j["seed"] = seed_to_json(c.seed);
-  j["verdict"] = to_string(c.verdict);
-  j["expected"] = to_string(c.expected);
-  j["expected_from"] = to_string(c.expected_from);
-  if (!c.observed_on.empty()) j["observed_on"] = c.observed_on;
-  if (!c.reason.empty()) j["reason"] = c.reason;
-  if (!c.baseline.empty()) j["baseline"] = c.baseline;
-  if (!c.variant.empty()) j["variant"] = c.variant;
-  j["comparison"] = comparison_to_json(c.comparison);
-  Json outputs = Json::array();
-  for (const auto& o : c.outputs) {
-    Json out;
-    out["name"] = o.name;
-    out["baseline_sha256"] = o.baseline_sha256;
-    out["variant_sha256"] = o.variant_sha256;
-    out["diff"] = diff_to_json(o.diff);
-    outputs.push_back(out);
-  }
-  j["outputs"] = outputs;
-  if (!c.baseline_kernels.empty())
-    j["baseline_kernels"] = launches_to_json(c.baseline_kernels, names);
-  if (!c.variant_kernels.empty()) j["variant_kernels"] = launches_to_json(c.variant_kernels, names);
-  if (!c.baseline_properties.empty())
-    j["baseline_properties"] = properties_to_json(c.baseline_properties);
-  if (!c.variant_properties.empty())
-    j["variant_properties"] = properties_to_json(c.variant_properties);
-  j["duration_ms"] = c.duration_ms;
-  return j;
-}
 
 Json check_to_json(const CheckResult& g) {
   Json j;
@@ -136,69 +43,6 @@ Json check_to_json(const CheckResult& g) {
   return j;
 }
 
-}  // namespace
-
-Json kernel_to_json(const KernelLaunch& k) {
-  Json j;
-  j["name"] = k.name;
-  j["grid"] = k.grid;
-  j["block"] = k.block;
-  j["registers"] = k.registers;
-  j["static_smem"] = k.static_smem;
-  j["dynamic_smem"] = k.dynamic_smem;
-  j["count"] = k.count;
-  j["duration_ns"] = k.duration_ns;
-  return j;
-}
-
-Json kernels_to_json(const std::vector<KernelLaunch>& kernels) {
-  Json out = Json::array();
-  for (const auto& k : kernels) out.push_back(kernel_to_json(k));
-  return out;
-}
-
-Json seed_to_json(std::uint64_t seed) {
-  return std::to_string(seed);
-}
-
-Json comparison_to_json(const Comparison& c) {
-  Json j;
-  j["mode"] = to_string(c.mode);
-  if (c.rtol) j["rtol"] = *c.rtol;
-  if (c.atol) j["atol"] = *c.atol;
-  if (c.mode == CompareMode::ulp) j["max_ulp"] = c.max_ulp;
-  if (c.equal_nan) j["equal_nan"] = true;
-  if (c.max_mismatches) j["max_mismatches"] = *c.max_mismatches;
-  if (c.max_mismatch_fraction) j["max_mismatch_fraction"] = *c.max_mismatch_fraction;
-  if (!c.outputs.empty()) j["outputs"] = c.outputs;
-  return j;
-}
-
-Json diff_to_json(const DiffStats& d) {
-  Json j;
-  j["mode"] = to_string(d.mode);
-  j["dtype"] = d.dtype;
-  j["shape"] = d.shape;
-  j["numel"] = d.numel;
-  j["mismatched"] = d.mismatched;
-  j["mismatch_fraction"] = d.mismatch_fraction;
-  j["within"] = d.within;
-  j["max_abs_error"] = number(d.max_abs_error);
-  j["max_rel_error"] = number(d.max_rel_error);
-  j["max_ulp"] = d.max_ulp ? Json(*d.max_ulp) : Json(nullptr);
-  j["nonfinite_mismatches"] = d.nonfinite_mismatches;
-  Json hist = Json::object();
-  for (const auto& [bucket, count] : d.ulp_histogram) hist[bucket] = count;
-  j["ulp_histogram"] = hist;
-  Json first = Json::array();
-  for (const auto& m : d.first_mismatches) first.push_back(mismatch_to_json(m));
-  j["first_mismatches"] = first;
-  if (!d.tolerance.empty()) j["tolerance"] = d.tolerance;
-  return j;
-}
-
-namespace {
-
 Json rule_to_json(const Rule& rule) {
   Json j;
   j["text"] = rule.text;
@@ -228,7 +72,7 @@ Json dispatch_to_json(const DispatchMap& map) {
     jc["signature"] = c.signature;
     jc["observations"] = c.observations;
     jc["kernels"] = Json::array();
-    for (const auto& k : c.kernels) jc["kernels"].push_back(kernel_to_json(k));
+    for (const auto& k : c.kernels) jc["kernels"].push_back(k);
     classes.push_back(std::move(jc));
   }
   j["classes"] = std::move(classes);
@@ -278,10 +122,11 @@ Json dispatch_to_json(const DispatchMap& map) {
 }
 
 Json case_record_to_json(const CaseResult& c) {
-  KernelNames names;
+  CaseTables tables;
   Json record;
-  record["case"] = case_to_json(c, names);
-  record["kernel_names"] = names.names();
+  record["case"] = c;
+  tables.pack(record["case"]);
+  tables.add_to(record);
   return record;
 }
 
@@ -323,11 +168,15 @@ Json report_to_json(const Report& r) {
   Json checks = Json::array();
   for (const auto& g : r.checks) checks.push_back(check_to_json(g));
   j["checks"] = checks;
-  KernelNames names;
+  CaseTables tables;
   Json cases = Json::array();
-  for (const auto& c : r.cases) cases.push_back(case_to_json(c, names));
-  j["kernel_names"] = names.names();
-  j["cases"] = cases;
+  for (const auto& c : r.cases) {
+    Json record = c;
+    tables.pack(record);
+    cases.push_back(std::move(record));
+  }
+  tables.add_to(j);
+  j["cases"] = std::move(cases);
   if (!r.baseline_comparison.is_null()) j["baseline"] = r.baseline_comparison;
   if (r.dispatch) j["dispatch"] = dispatch_to_json(*r.dispatch);
   return j;

@@ -15,7 +15,9 @@
 namespace samebits {
 
 // Bumped on any change to the JSON layout: major for breaking changes, minor for additions.
-inline constexpr const char* kReportSchemaVersion = "2.3.0";
+// 3.0: case fields at their defaults left out, kernel launches and property names in report-level
+// tables, a mismatch's values and ULPs left out where its bits give them (reports/case_json.h).
+inline constexpr const char* kReportSchemaVersion = "3.0.0";
 
 // One element where two outputs disagree.
 struct Mismatch {
@@ -26,6 +28,13 @@ struct Mismatch {
   std::string variant_bits;
   std::optional<std::uint64_t> ulp;  // absent when not measurable (NaN vs number, integers)
 };
+
+// The ULP histogram's buckets as harness/diff.cpp counts finite pairs into them, in order.
+inline const std::vector<std::string>& ulp_bucket_labels() {
+  static const std::vector<std::string> labels = {"0",      "1",         "2-3",    "4-15",
+                                                  "16-255", "256-65535", ">=65536"};
+  return labels;
+}
 
 // Comparison of one output: baseline (the reference side) vs variant.
 struct DiffStats {
@@ -39,7 +48,8 @@ struct DiffStats {
   double max_abs_error = 0;  // over all finite pairs
   double max_rel_error = 0;
   std::optional<std::uint64_t> max_ulp;  // floating point only; absent if a non-finite pair differs
-  std::vector<std::pair<std::string, std::int64_t>> ulp_histogram;  // bucket label -> count
+  // bucket label -> count: ulp_bucket_labels() for floating outputs, empty for integers
+  std::vector<std::pair<std::string, std::int64_t>> ulp_histogram;
   std::int64_t nonfinite_mismatches = 0;
   std::vector<Mismatch> first_mismatches;  // in index order, at most a handful
   std::string tolerance;  // the rule applied, e.g. "rtol=1.3e-06 atol=1e-05 (float32 defaults)"

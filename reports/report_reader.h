@@ -9,10 +9,10 @@
 
 namespace samebits {
 
-// Reads reports of schema 2.x (fields added in later minor versions default as they did before
-// them: expectations from promises, planned = the cases run). Throws ContractError naming
-// `source`, the JSON path and what was expected; a schema 1.x report is refused with how to
-// regenerate it.
+// Reads reports of schema 2.x and 3.x (fields added in later minor versions default as they did
+// before them: expectations from promises, planned = the cases run; fields 3.0 leaves out take
+// their defaults, reports/case_json.h). Throws ContractError naming `source`, the JSON path and
+// what was expected; a schema 1.x report is refused with how to regenerate it.
 Report report_from_json(const Json& report, const std::string& source);
 // One case as reports/json_report.h's case_record_to_json writes it (a journal line); errors name
 // `source` and `path`.

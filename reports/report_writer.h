@@ -33,14 +33,40 @@ class JsonReportWriter final : public ReportWriter {
   std::string path_;
 };
 
-// The end-of-run table on a terminal: one row per check and implementation, surprises first.
+// How the terminal reads: quiet (the summary line and the recap), normal (the table of checks
+// too), verbose (every entry and case of the recap); colour as ANSI escapes (cli/console_options
+// decides it: --color, NO_COLOR, a terminal, TERM=dumb).
+enum class Verbosity { quiet, normal, verbose };
+struct ConsoleStyle {
+  Verbosity verbosity = Verbosity::normal;
+  bool color = false;
+  std::string report_path = "samebits-report.json";  // the report rerun commands name
+};
+
+// The end-of-run table on a terminal: one row per check and implementation, surprises first,
+// then the summary line, the cases that crashed and the findings note.
 class ConsoleSummaryWriter final : public ReportWriter {
  public:
-  explicit ConsoleSummaryWriter(std::FILE* out) : out_(out) {}
+  explicit ConsoleSummaryWriter(std::FILE* out, ConsoleStyle style = {})
+      : out_(out), style_(std::move(style)) {}
 
  private:
   void do_write(const Report& report) override;
   std::FILE* out_;
+  ConsoleStyle style_;
+};
+
+// The recap that ends a run's output (reports/recap.h): every unexpected outcome, error, drifted
+// case and violated finding with its cases and rerun commands; nothing when all went as expected.
+class ConsoleRecapWriter final : public ReportWriter {
+ public:
+  explicit ConsoleRecapWriter(std::FILE* out, ConsoleStyle style = {})
+      : out_(out), style_(std::move(style)) {}
+
+ private:
+  void do_write(const Report& report) override;
+  std::FILE* out_;
+  ConsoleStyle style_;
 };
 
 // A sweep's report on a terminal: the dispatch map's table and findings, the cases that did not

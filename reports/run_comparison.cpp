@@ -51,6 +51,21 @@ void require_platform(const Baseline& baseline, const Report& report,
   }
 }
 
+// The (contract, impl, device) triples whose determinism check `report` saw violated: their cases
+// vary from run to run on this platform.
+std::set<std::string> nondeterministic(const Report& report) {
+  std::set<std::string> out;
+  for (const auto& g : report.checks) {
+    if (g.kind == CheckKind::determinism && g.observed == Verdict::violated) {
+      out.insert(g.contract + "/" + g.impl + "/" + g.device);
+    }
+  }
+  return out;
+}
+bool varies_in(const std::set<std::string>& nondeterministic, const CaseResult& c) {
+  return nondeterministic.count(c.contract + "/" + c.impl + "/" + c.device) > 0;
+}
+
 }  // namespace
 
 Baseline baseline_of(const Report& report, const std::string& name) {
@@ -62,9 +77,10 @@ Baseline baseline_of(const Report& report, const std::string& name) {
     if (decided(g.observed))
       b.checks[check_key(g.contract, g.check, g.impl)] = as_outcome(g.observed);
   }
+  const auto varying = nondeterministic(report);
   for (const auto& c : report.cases) {
     if (!decided(c.verdict)) continue;
-    b.cases[c.id] = CaseRecord{as_outcome(c.verdict), digests_of(c), {}};
+    b.cases[c.id] = CaseRecord{as_outcome(c.verdict), digests_of(c), {}, varies_in(varying, c)};
   }
   return b;
 }
@@ -84,16 +100,19 @@ std::vector<std::string> add_run(Baseline& baseline, const Report& report,
     }
   }
   std::vector<std::string> varied;
+  const auto varying = nondeterministic(report);
   for (const auto& c : report.cases) {
     if (!decided(c.verdict)) continue;
     const auto it = baseline.cases.find(c.id);
     if (it == baseline.cases.end()) continue;
     CaseRecord& record = it->second;
+    record.varies = record.varies || varies_in(varying, c);
     const auto digests = digests_of(c);
     bool known = same_digests(record.outputs, digests);
     for (const auto& other : record.also_seen) known = known || same_digests(other, digests);
     if (known) continue;
     record.also_seen.push_back(digests);
+    record.varies = true;
     varied.push_back(c.id);
   }
   return varied;
@@ -107,13 +126,23 @@ std::vector<std::string> replace_from(Baseline& baseline, const Report& report,
       baseline.checks[check_key(g.contract, g.check, g.impl)] = as_outcome(g.observed);
   }
   std::vector<std::string> changed;
+  const auto varying = nondeterministic(report);
   for (const auto& c : report.cases) {
     if (!decided(c.verdict)) continue;
-    CaseRecord fresh{as_outcome(c.verdict), digests_of(c), {}};
+    CaseRecord fresh{as_outcome(c.verdict), digests_of(c), {}, varies_in(varying, c)};
     const auto it = baseline.cases.find(c.id);
-    if (it == baseline.cases.end() || it->second.verdict != fresh.verdict ||
-        !same_digests(it->second.outputs, fresh.outputs))
-      changed.push_back(c.id);
+    if (it != baseline.cases.end() && it->second.verdict == fresh.verdict) {
+      bool known = same_digests(it->second.outputs, fresh.outputs);
+      for (const auto& other : it->second.also_seen)
+        known = known || same_digests(other, fresh.outputs);
+      if (known) {
+        it->second.varies = it->second.varies || fresh.varies;
+        continue;
+      }
+    }
+    // A case known to vary stays so: new bits of a varying case are no evidence that it stopped.
+    if (it != baseline.cases.end()) fresh.varies = fresh.varies || it->second.varies;
+    changed.push_back(c.id);
     baseline.cases[c.id] = std::move(fresh);
   }
   return changed;
@@ -183,13 +212,48 @@ RunComparison compare_runs(const Baseline& before, const Report& after, const st
         drift.outputs.push_back(o.name);
       }
     }
-    if (!drift.outputs.empty() || drift.before != drift.after) out.drift.push_back(drift);
+    if (drift.outputs.empty() && drift.before == drift.after) continue;
+    (it->second.varies ? out.varied : out.drift).push_back(std::move(drift));
   }
   for (const auto& [id, record] : before.cases) {
     if (!ran.count(id)) ++out.cases_only_before;
   }
   return out;
 }
+
+namespace {
+
+// The first `max_rows` of `rows`, one line each under `tag`, and how many more.
+std::string drift_rows(const char* tag, const std::vector<CaseDrift>& rows, std::size_t max_rows) {
+  std::string out;
+  for (std::size_t i = 0; i < rows.size() && i < max_rows; ++i) {
+    const CaseDrift& d = rows[i];
+    out += fmt::format("  {:<8} {}: {}{}\n", tag, d.id,
+                       d.outputs.empty()
+                           ? "verdict"
+                           : "outputs " + fmt::format("{}", fmt::join(d.outputs, ", ")),
+                       d.before == d.after
+                           ? ""
+                           : fmt::format(" ({} -> {})", to_string(d.before), to_string(d.after)));
+  }
+  if (rows.size() > max_rows) {
+    out += fmt::format("  ... and {} more (the JSON lists every one)\n", rows.size() - max_rows);
+  }
+  return out;
+}
+
+Json drift_json(const std::vector<CaseDrift>& rows) {
+  Json out = Json::array();
+  for (const auto& d : rows) {
+    out.push_back(Json{{"id", d.id},
+                       {"before", to_string(d.before)},
+                       {"after", to_string(d.after)},
+                       {"outputs", d.outputs}});
+  }
+  return out;
+}
+
+}  // namespace
 
 std::string comparison_text(const RunComparison& c, std::size_t max_rows) {
   std::string out;
@@ -224,19 +288,13 @@ std::string comparison_text(const RunComparison& c, std::size_t max_rows) {
           "from run to run, not drift)\n",
           c.matched_also_seen.size(), c.before);
     }
-    for (std::size_t i = 0; i < c.drift.size() && i < max_rows; ++i) {
-      const CaseDrift& d = c.drift[i];
-      out += fmt::format("  DRIFT    {}: {}{}\n", d.id,
-                         d.outputs.empty()
-                             ? "verdict"
-                             : "outputs " + fmt::format("{}", fmt::join(d.outputs, ", ")),
-                         d.before == d.after
-                             ? ""
-                             : fmt::format(" ({} -> {})", to_string(d.before), to_string(d.after)));
-    }
-    if (c.drift.size() > max_rows) {
-      out +=
-          fmt::format("  ... and {} more (the JSON lists every one)\n", c.drift.size() - max_rows);
+    out += drift_rows("DRIFT", c.drift, max_rows);
+    if (!c.varied.empty()) {
+      out += fmt::format(
+          "{} drifted cases vary from run to run on {} (its determinism check was violated, or "
+          "it saw several digests): reported, not gating\n",
+          c.varied.size(), c.before);
+      out += drift_rows("VARIES", c.varied, max_rows);
     }
   }
   if (!c.checks_only_before.empty() || !c.checks_only_after.empty() || c.cases_only_before ||
@@ -268,14 +326,8 @@ Json run_comparison_to_json(const RunComparison& c) {
   j["not_judged"] = c.not_judged;
   j["digests_compared"] = c.before_has_digests;
   j["cases_compared"] = c.cases_compared;
-  Json drift = Json::array();
-  for (const auto& d : c.drift) {
-    drift.push_back(Json{{"id", d.id},
-                         {"before", to_string(d.before)},
-                         {"after", to_string(d.after)},
-                         {"outputs", d.outputs}});
-  }
-  j["drift"] = drift;
+  j["drift"] = drift_json(c.drift);
+  j["varied"] = drift_json(c.varied);
   j["matched_also_seen"] = c.matched_also_seen;
   j["checks_only_before"] = c.checks_only_before;
   j["checks_only_after"] = c.checks_only_after;

@@ -37,6 +37,8 @@ struct RunComparison {
   // Checks the earlier run saw violated that this run, a subset of them, saw hold: not judged.
   std::vector<std::string> not_judged;
   std::vector<CaseDrift> drift;
+  // Drift of cases the baseline marks as varying (CaseRecord::varies): reported, never gating.
+  std::vector<CaseDrift> varied;
   // Cases whose digests were not the baseline's first but one it also saw (a case known to vary
   // from run to run on that platform): not drift.
   std::vector<std::string> matched_also_seen;
@@ -51,19 +53,24 @@ struct RunComparison {
 };
 
 // What a report records of its platform: every check's verdict and every case's digests (the
-// baseline `samebits baseline write` writes).
+// baseline `samebits baseline write` writes); a case whose implementation's determinism check
+// was violated in it is marked varies.
 Baseline baseline_of(const Report& report, const std::string& name);
 
 // Adds `report`'s case digests to `baseline` as digests also seen (CaseRecord::also_seen) where
-// they differ from every set recorded; returns the ids of those cases. Throws ContractError if
+// they differ from every set recorded, and marks those cases varies (and those of an
+// implementation whose determinism check the report saw violated); returns the ids of the cases
+// with new digests. Throws ContractError if
 // the report's platform differs, or a check's verdict (a baseline holds one verdict per check).
 std::vector<std::string> add_run(Baseline& baseline, const Report& report,
                                  const std::string& report_name);
 
 // Records `report` over what `baseline` held for the checks and cases it ran: their verdicts and
 // digests replace the old ones (and the other digests seen for them are dropped); every other
-// check and case stays. For a run of a subset (`run --filter`) after a kernel change. Returns the
-// ids of the cases whose digests or verdict changed. Throws ContractError if the report ran on
+// check and case stays. For a run of a subset (`run --filter`) after a kernel change. A case that
+// gave digests the baseline already knows for it, with the same verdict, keeps its record; a case
+// with other bits gets them as its only digests, and stays marked varies if it was. Returns the ids
+// of the cases whose digests or verdict changed. Throws ContractError if the report ran on
 // another platform.
 std::vector<std::string> replace_from(Baseline& baseline, const Report& report,
                                       const std::string& report_name);

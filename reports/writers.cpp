@@ -12,6 +12,7 @@
 #include "reports/check_headline.h"
 #include "reports/dispatch_text.h"
 #include "reports/json_report.h"
+#include "reports/recap.h"
 #include "reports/report_writer.h"
 
 namespace samebits {
@@ -95,6 +96,16 @@ void print_not_run_cases(std::FILE* out, const Report& report) {
   }
 }
 
+// The outcome's mark, red where it fails the gate or errored, yellow for a finding.
+std::string painted_mark(Outcome outcome, bool color) {
+  const std::string text = mark(outcome);
+  if (!color) return text;
+  if (fails_gate(outcome) || outcome == Outcome::errored) return "\033[1;31m" + text + "\033[0m";
+  if (outcome == Outcome::finding) return "\033[33m" + text + "\033[0m";
+  if (outcome == Outcome::as_expected) return "\033[32m" + text + "\033[0m";
+  return text;
+}
+
 int rank(Outcome outcome) {
   if (fails_gate(outcome)) return 0;
   if (outcome == Outcome::errored) return 1;
@@ -111,20 +122,24 @@ void ConsoleSummaryWriter::do_write(const Report& report) {
     return rank(a->outcome) < rank(b->outcome);
   });
   std::size_t w_contract = 8, w_check = 5, w_impl = 4;
+  if (style_.verbosity == Verbosity::quiet) rows.clear();
   for (const auto* g : rows) {
     w_contract = std::max(w_contract, g->contract.size());
     w_check = std::max(w_check, g->check.size());
     w_impl = std::max(w_impl, g->impl.size());
   }
-  fmt::print(out_, "\n{:<{}}  {:<{}}  {:<{}}  {:<6}  {:<8}  {:<8}  {:>13}  {}\n", "contract",
-             w_contract, "check", w_check, "impl", w_impl, "device", "expected", "observed",
-             "violated/run", "outcome");
+  if (!rows.empty()) {
+    fmt::print(out_, "\n{:<{}}  {:<{}}  {:<{}}  {:<6}  {:<8}  {:<8}  {:>13}  {}\n", "contract",
+               w_contract, "check", w_check, "impl", w_impl, "device", "expected", "observed",
+               "violated/run", "outcome");
+  }
   for (const auto* g : rows) {
     const std::int64_t run = g->held + g->violated;
     fmt::print(out_, "{:<{}}  {:<{}}  {:<{}}  {:<6}  {:<8}  {:<8}  {:>13}  {}\n", g->contract,
                w_contract, g->check, w_check, g->impl, w_impl, g->device,
                g->expected_from == ExpectationSource::none ? "none" : to_string(g->expected),
-               to_string(g->observed), fmt::format("{}/{}", g->violated, run), mark(g->outcome));
+               to_string(g->observed), fmt::format("{}/{}", g->violated, run),
+               painted_mark(g->outcome, style_.color));
   }
   const Summary& s = report.summary;
   fmt::print(
@@ -136,7 +151,21 @@ void ConsoleSummaryWriter::do_write(const Report& report) {
       s.held, s.violated, s.skipped, s.errors, crash_counts(s.crashed, s.timed_out), s.duration_s,
       s.exit_code);
   print_not_run_cases(out_, report);
+  if (report.environment.contains("platform_override")) {
+    const Json& o = report.environment.at("platform_override");
+    fmt::print(out_, "platform stated by {}: {} (detected: {})\n", o.value("source", "?"),
+               fingerprint_of_environment(report.environment).describe(),
+               fingerprint_from_json(o.at("detected"), "report", "/environment/platform_override")
+                   .describe());
+  }
   if (s.findings > 0) print_findings_note(out_, report);
+}
+
+void ConsoleRecapWriter::do_write(const Report& report) {
+  const std::string text =
+      recap_text(recap_of(report, style_.report_path), style_.report_path,
+                 RecapStyle{style_.verbosity == Verbosity::verbose, style_.color});
+  if (!text.empty()) fmt::print(out_, "\n{}", text);
 }
 
 void DispatchTableWriter::do_write(const Report& report) {

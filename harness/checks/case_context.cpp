@@ -4,8 +4,13 @@
 
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
+#include <future>
+#include <optional>
+#include <stdexcept>
 
 #include "cases/seeds.h"
 #include "harness/diff.h"
@@ -13,18 +18,37 @@
 namespace samebits {
 namespace {
 
+// The output named `name` of one item, or nothing where its implementation has no such output.
+const at::Tensor* find_output(const Outputs& outs, const std::string& name) {
+  for (const auto& o : outs) {
+    if (o.name == name) return &o.value;
+  }
+  return nullptr;
+}
+
 // One output across several items: stacked when shapes agree (mismatch index [item, ...]),
-// otherwise flattened end to end.
-at::Tensor gather(const std::vector<Outputs>& per_item, std::size_t output) {
+// otherwise flattened end to end; nothing where no item has it.
+std::optional<at::Tensor> gather(const std::vector<Outputs>& per_item, const std::string& name) {
   std::vector<at::Tensor> parts;
   bool same_shape = true;
   for (const auto& outs : per_item) {
-    parts.push_back(outs.at(output).value);
+    const at::Tensor* t = find_output(outs, name);
+    if (!t) continue;
+    parts.push_back(*t);
     same_shape = same_shape && parts.back().sizes() == parts.front().sizes();
   }
+  if (parts.empty()) return std::nullopt;
+  if (parts.size() != per_item.size())
+    throw std::logic_error("output " + name + " is missing from some items of one side");
   if (same_shape) return at::stack(parts);
   for (auto& p : parts) p = p.reshape({-1});
   return at::cat(parts);
+}
+
+std::vector<std::string> names_of(const Outputs& outs) {
+  std::vector<std::string> names;
+  for (const auto& o : outs) names.push_back(o.name);
+  return names;
 }
 
 bool selected(const Comparison& how, const std::string& name) {
@@ -81,7 +105,17 @@ std::vector<Outputs> CaseContext::run(const BatchRequest& request, Side side) {
   }
   const KernelCapture::Pending pending(
       options_.tags.capture, variant ? options_.tags.variant : options_.tags.baseline);
-  return spec_.op->run(spec_.resolved, shared_, request);
+  std::vector<Outputs> out = spec_.op->run(spec_.resolved, shared_, request);
+  // Every item carries the outputs its implementation declares, so no comparison can miss one.
+  const auto declared = spec_.op->impl_outputs(request.impl);
+  for (const auto& outs : out) {
+    if (names_of(outs) != declared) {
+      throw std::logic_error(
+          fmt::format("op {} ({}) returned outputs [{}], declared [{}]", spec_.op->name(),
+                      request.impl, fmt::join(names_of(outs), ", "), fmt::join(declared, ", ")));
+    }
+  }
+  return out;
 }
 
 std::vector<Outputs> CaseContext::run_on_second_stream(const BatchRequest& request, Side side) {
@@ -100,18 +134,39 @@ void CaseContext::compare(const std::vector<Outputs>& baseline, const std::vecto
                           std::string baseline_words, std::string variant_words) {
   result_.baseline = std::move(baseline_words);
   result_.variant = std::move(variant_words);
-  const auto names = spec_.op->outputs();
-  for (std::size_t o = 0; o < names.size(); ++o) {
-    if (!selected(spec_.check->compare, names[o])) continue;
-    const at::Tensor b = gather(baseline, o);
-    const at::Tensor v = gather(variant, o);
+  // The outputs both sides return: all of the implementation's own when it is on both sides;
+  // against another implementation or the reference, those they share.
+  for (const auto& name : spec_.op->outputs()) {
+    if (!selected(spec_.check->compare, name)) continue;
+    const std::optional<at::Tensor> b = gather(baseline, name);
+    const std::optional<at::Tensor> v = gather(variant, name);
+    if (!b || !v) continue;
     OutputResult out;
-    out.name = names[o];
-    out.baseline_sha256 = tensor_sha256(b);
-    out.variant_sha256 = tensor_sha256(v);
-    out.diff = compare_tensors(b, v, spec_.check->compare);
+    out.name = name;
+    out.diff = compare_tensors(*b, *v, spec_.check->compare);
+    // The digests: once where a comparison of bits found none differing (the same dtype, shape
+    // and bytes), else both sides at once, the baseline's on a second thread (a large output's
+    // copy to the host and SHA-256 take milliseconds).
+    const CompareMode mode = spec_.check->compare.mode;
+    const bool same_bits = (mode == CompareMode::bitwise || mode == CompareMode::indices) &&
+                           out.diff.mismatched == 0 && b->scalar_type() == v->scalar_type();
+    if (same_bits) {
+      out.variant_sha256 = tensor_sha256(*v);
+      out.baseline_sha256 = out.variant_sha256;
+    } else {
+      auto baseline_digest = std::async(std::launch::async, [&b] { return tensor_sha256(*b); });
+      out.variant_sha256 = tensor_sha256(*v);
+      out.baseline_sha256 = baseline_digest.get();
+    }
     if (!out.diff.within) result_.verdict = Verdict::violated;
     result_.outputs.push_back(std::move(out));
+  }
+  if (result_.outputs.empty()) {
+    throw Unsupported(fmt::format(
+        "{} and {} share none of the outputs compared ({})", result_.baseline, result_.variant,
+        spec_.check->compare.outputs.empty()
+            ? fmt::format("{}", fmt::join(spec_.op->outputs(), ", "))
+            : fmt::format("{}", fmt::join(spec_.check->compare.outputs, ", "))));
   }
 }
 

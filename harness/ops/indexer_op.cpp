@@ -142,6 +142,7 @@ class IndexerOp final : public Op {
                         static_cast<double>(p.integer("head_dim")) +
                     heads);
   }
+  std::string length_axis() const override { return "L"; }
   std::optional<std::string> impossible(const Point& p) const override {
     for (const char* axis : {"heads", "head_dim", "L", "k"}) {
       if (p.integer(axis) < 1)

@@ -14,10 +14,6 @@
 namespace samebits {
 namespace {
 
-bool gemm_dtype(at::ScalarType t) {
-  return t == at::kFloat || t == at::kBFloat16 || t == at::kHalf;
-}
-
 class GemmOp final : public Op {
  public:
   // linear: x @ W^T + bias with W [N, K]; otherwise A @ W with W [K, N].
@@ -40,7 +36,7 @@ class GemmOp final : public Op {
     std::vector<AxisSpec> axes = {
         {"K", AxisSpec::Type::integer, nullptr, {}, "row length: the dot products' length"},
         {"N", AxisSpec::Type::integer, nullptr, {}, "output features (columns of the result)"},
-        dtype_axis("float32"),
+        dtype_axis("float32", {"float32", "bfloat16", "float16"}),  // the GEMM dtypes here
         generator_axis("normal")};
     if (linear_) axes.push_back({"bias", AxisSpec::Type::flag, true, {}, "add a bias [N]"});
     return axes;
@@ -60,12 +56,9 @@ class GemmOp final : public Op {
     return (items + static_cast<double>(p.integer("N"))) * static_cast<double>(p.integer("K")) +
            items * static_cast<double>(p.integer("N"));
   }
+  std::string layout_axis() const override { return "K"; }  // rows of A (and W when padded)
   std::optional<std::string> impossible(const Point& p) const override {
     if (p.integer("K") < 1 || p.integer("N") < 1) return "K and N must be positive";
-    if (!gemm_dtype(parse_dtype(p.text("dtype")))) {
-      return fmt::format("dtype {} is not a GEMM dtype here; accepted: float32, bfloat16, float16",
-                         p.text("dtype"));
-    }
     return std::nullopt;
   }
 

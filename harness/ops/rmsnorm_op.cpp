@@ -34,7 +34,9 @@ class RmsNormOp final : public Op {
   std::vector<AxisSpec> axes() const override {
     return {{"D", AxisSpec::Type::integer, nullptr, {}, "row length (the normalised dim)"},
             {"eps", AxisSpec::Type::number, 1e-6, {}, "added to the mean square"},
-            dtype_axis("float32"),
+            // The composition computes in float32 whatever x is, float8 too.
+            dtype_axis("float32", {"float32", "float16", "bfloat16", "float64", "float8_e4m3fn",
+                                   "float8_e5m2"}),
             generator_axis("normal")};
   }
   std::vector<std::string> outputs() const override { return {"out"}; }
@@ -46,6 +48,13 @@ class RmsNormOp final : public Op {
 
   double call_elements(const Point& p, double items) const override {
     return (items + 1) * static_cast<double>(p.integer("D"));
+  }
+  std::string layout_axis() const override { return "D"; }
+  std::optional<std::string> unsupported(const Point& p, const std::string& impl,
+                                         const at::Device&) const override {
+    if (impl == kRmsNorm && at::isFloat8Type(parse_dtype(p.text("dtype"))))
+      return fmt::format("at::rms_norm has no {} kernel", p.text("dtype"));
+    return std::nullopt;
   }
   std::optional<std::string> impossible(const Point& p) const override {
     if (p.integer("D") < 1) return "D must be positive";

@@ -39,9 +39,12 @@ at::Tensor visible_keys(std::int64_t lq, std::int64_t lk, bool causal, const at:
   return causal ? all.tril(lk - lq) : all;
 }
 
-at::Tensor attend_batch(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
-                        const SdpaSetup& setup) {
-  if (setup.impl->bundled) return samebits_attend_batch(q, k, v, setup.causal);
+Attended attend_batch(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                      const SdpaSetup& setup) {
+  if (setup.impl->bundled) {
+    const AttentionOutputs r = samebits_attend_batch(q, k, v, setup.causal);
+    return {r.out, r.lse};
+  }
   AttentionCall call{q, k, v, std::nullopt, false, setup.enable_gqa};
   const std::int64_t lq = q.size(2), lk = k.size(2);
   if (setup.causal && lq == lk) {
@@ -49,18 +52,22 @@ at::Tensor attend_batch(const at::Tensor& q, const at::Tensor& k, const at::Tens
   } else if (setup.causal && lq > 1) {
     call.mask = visible_keys(lq, lk, true, q.device()).view({1, 1, lq, lk});
   }
-  return attend(call, *setup.impl);
+  return {attend(call, *setup.impl), std::nullopt};
 }
 
-std::vector<at::Tensor> attend_varlen(const std::vector<at::Tensor>& qs,
-                                      const std::vector<at::Tensor>& ks,
-                                      const std::vector<at::Tensor>& vs, PaddingMode mode,
-                                      const at::Scalar& fill, const SdpaSetup& setup) {
+std::vector<Attended> attend_varlen(const std::vector<at::Tensor>& qs,
+                                    const std::vector<at::Tensor>& ks,
+                                    const std::vector<at::Tensor>& vs, PaddingMode mode,
+                                    const at::Scalar& fill, const SdpaSetup& setup) {
   // samebits takes lengths: every padding mode reaches it as packed sequences with offsets, but a
   // paged batch goes through its paged KV cache.
   if (setup.impl->bundled) {
-    if (mode == PaddingMode::paged) return samebits_attend_paged(qs, ks, vs, setup.causal);
-    return samebits_attend_varlen(qs, ks, vs, setup.causal);
+    std::vector<Attended> per_item;
+    for (const auto& r : mode == PaddingMode::paged
+                             ? samebits_attend_paged(qs, ks, vs, setup.causal)
+                             : samebits_attend_varlen(qs, ks, vs, setup.causal))
+      per_item.push_back({r.out, r.lse});
+    return per_item;
   }
   if (mode == PaddingMode::paged)
     throw std::invalid_argument("sdpa: ATen's backends take no paged KV cache");
@@ -89,21 +96,25 @@ std::vector<at::Tensor> attend_varlen(const std::vector<at::Tensor>& qs,
   AttentionCall call{q, k, v, std::nullopt, false, setup.enable_gqa};
   call.mask = span_mask(spans, q.size(0), q.size(2), k.size(2), setup.causal, q.device());
   const at::Tensor out = attend(call, *setup.impl);
-  std::vector<at::Tensor> per_item;
-  for (const auto& s : spans) per_item.push_back(out[s.row].narrow(1, s.q_start, s.q_len));
+  std::vector<Attended> per_item;
+  for (const auto& s : spans)
+    per_item.push_back({out[s.row].narrow(1, s.q_start, s.q_len), std::nullopt});
   return per_item;
 }
 
-at::Tensor attend_chunked(const at::Tensor& q, const at::Tensor& k_cache, const at::Tensor& v_cache,
-                          std::int64_t chunk, const SdpaSetup& setup) {
+Attended attend_chunked(const at::Tensor& q, const at::Tensor& k_cache, const at::Tensor& v_cache,
+                        std::int64_t chunk, const SdpaSetup& setup) {
   const std::int64_t length = q.size(2);
-  std::vector<at::Tensor> pieces;
+  std::vector<at::Tensor> outs, lses;
   for (std::int64_t start = 0; start < length; start += chunk) {
     const std::int64_t end = std::min(length, start + chunk);
-    pieces.push_back(attend_batch(q.narrow(2, start, end - start).contiguous(),
-                                  k_cache.narrow(2, 0, end), v_cache.narrow(2, 0, end), setup));
+    Attended piece = attend_batch(q.narrow(2, start, end - start).contiguous(),
+                                  k_cache.narrow(2, 0, end), v_cache.narrow(2, 0, end), setup);
+    outs.push_back(piece.out);
+    if (piece.lse) lses.push_back(*piece.lse);
   }
-  return at::cat(pieces, 2);
+  if (lses.empty()) return {at::cat(outs, 2), std::nullopt};
+  return {at::cat(outs, 2), at::cat(lses, 2)};
 }
 
 }  // namespace samebits

@@ -1,9 +1,10 @@
-// ATen's scaled_dot_product_attention, one sequence per item (q [H, Lq, d], k, v [Hkv, Lk, d]),
-// ATen choosing the backend or one forced: batching, padding and chunking change the kernel.
+// Attention, one sequence per item (q [H, Lq, d], k, v [Hkv, Lk, d]): ATen's SDPA (out) or the
+// bundled attention (out and lse), where batching, padding and chunking may change the bits.
 #include <fmt/format.h>
 
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "cases/draw.h"
 #include "cases/dtypes.h"
@@ -40,12 +41,24 @@ bool is_16_bit(at::ScalarType t) {
   return t == at::kHalf || t == at::kBFloat16;
 }
 
+// The op's outputs: the attention output, and the log-sum-exp of implementations that return it.
+constexpr const char* kOut = "out";
+constexpr const char* kLse = "lse";
+
+// One item's outputs, its lse beside out where the implementation gave one.
+Outputs outputs_of(const Attended& a) {
+  Outputs o{{kOut, a.out}};
+  if (a.lse) o.push_back({kLse, *a.lse});
+  return o;
+}
+
 class SdpaOp final : public Op {
  public:
   std::string name() const override { return "sdpa"; }
   std::string description() const override {
     return "at::scaled_dot_product_attention of one sequence (q [H, Lq, d], k and v [Hkv, Lk, d]) "
-           "per item, batched as [B, H, L, d]; causal masks are bottom-right aligned";
+           "per item, batched as [B, H, L, d]; causal masks are bottom-right aligned. Outputs: "
+           "out, and for samebits' attention lse (the float32 log-sum-exp of each query row)";
   }
   std::vector<ImplSpec> implementations() const override {
     std::vector<ImplSpec> out;
@@ -75,7 +88,13 @@ class SdpaOp final : public Op {
             dtype_axis("bfloat16"),
             generator_axis("normal")};
   }
-  std::vector<std::string> outputs() const override { return {"out"}; }
+  std::vector<std::string> outputs() const override { return {kOut, kLse}; }
+  // samebits' attention returns the float32 log-sum-exp of each query row beside out; ATen's
+  // public SDPA returns out alone.
+  std::vector<std::string> impl_outputs(const std::string& impl) const override {
+    if (find_sdpa_impl(impl).bundled) return {kOut, kLse};
+    return {kOut};
+  }
   std::vector<CheckKind> checks() const override {
     return {CheckKind::determinism,         CheckKind::batch_invariance,
             CheckKind::position_invariance, CheckKind::layout_invariance,
@@ -125,7 +144,7 @@ class SdpaOp final : public Op {
     }
     if (p.has("padding")) {
       if ((p.text("padding") == "packed" || p.text("padding") == "paged") &&
-          p.text("pad_fill") == "canary") {
+          p.text_or("pad_fill", "neutral") == "canary") {
         return fmt::format(
             "a {} batch has no padded slots to hold canaries; use right or left "
             "padding",
@@ -197,27 +216,33 @@ class SdpaOp final : public Op {
     std::vector<Outputs> out;
     if (r.padding) {
       const at::Scalar fill = r.canary_padding ? canary_value() : at::Scalar(0.0);
-      for (auto& o : attend_varlen(qs, ks, vs, *r.padding, fill, setup))
-        out.push_back({{"out", o}});
+      for (const auto& a : attend_varlen(qs, ks, vs, *r.padding, fill, setup))
+        out.push_back(outputs_of(a));
       return out;
     }
     // place() lays each tensor out as the request says: rows widened by the gap, or offset.
     const at::Tensor q = place(at::stack(qs), r.layout, -1);
     const at::Tensor k = place(at::stack(ks), r.layout, -1);
     const at::Tensor v = place(at::stack(vs), r.layout, -1);
-    const at::Tensor all =
+    const Attended all =
         r.chunk > 0 ? attend_chunked(q, k, v, r.chunk, setup) : attend_batch(q, k, v, setup);
-    for (std::int64_t b = 0; b < all.size(0); ++b) out.push_back({{"out", all[b]}});
+    for (std::int64_t b = 0; b < all.out.size(0); ++b) {
+      out.push_back(outputs_of(
+          {all.out[b], all.lse ? std::optional<at::Tensor>((*all.lse)[b]) : std::nullopt}));
+    }
     return out;
   }
 
-  // softmax(q k^T / sqrt(d) + mask) v in float64 on the CPU, written out step by step rather than
-  // through ATen's SDPA, with key/value heads repeated for GQA.
+  // softmax(q k^T / sqrt(d) + mask) v in float64 where the item lives (on CUDA, float64 GEMMs: two
+  // thirds of the H100 suite's time went to computing these on the CPU), written out step by step
+  // rather than through ATen's SDPA, with key/value heads repeated for GQA. out alone: the
+  // reference checks state bounds for out, so samebits' lse is compared by the invariance checks
+  // only.
   Outputs reference(const Point& p, const Shared&, const Item& item) const override {
     const Dims d = dims_of(p);
-    const at::Tensor q = item.inputs.at(0).cpu().to(at::kDouble);
-    at::Tensor k = item.inputs.at(1).cpu().to(at::kDouble);
-    at::Tensor v = item.inputs.at(2).cpu().to(at::kDouble);
+    const at::Tensor q = item.inputs.at(0).to(at::kDouble);
+    at::Tensor k = item.inputs.at(1).to(at::kDouble);
+    at::Tensor v = item.inputs.at(2).to(at::kDouble);
     if (d.kv_heads != d.heads) {
       k = k.repeat_interleave(d.heads / d.kv_heads, 0);
       v = v.repeat_interleave(d.heads / d.kv_heads, 0);
@@ -225,10 +250,10 @@ class SdpaOp final : public Op {
     at::Tensor scores =
         at::matmul(q, k.transpose(-2, -1)).mul_(1.0 / std::sqrt(static_cast<double>(d.head_dim)));
     if (d.causal) {
-      const at::Tensor hidden = visible_keys(q.size(1), k.size(1), true, at::kCPU).logical_not();
+      const at::Tensor hidden = visible_keys(q.size(1), k.size(1), true, q.device()).logical_not();
       scores.masked_fill_(hidden, -std::numeric_limits<double>::infinity());
     }
-    return {{"out", at::matmul(at::softmax(scores, -1), v)}};
+    return {{kOut, at::matmul(at::softmax(scores, -1), v)}};
   }
 };
 

@@ -1,15 +1,26 @@
-// The sdpa op's "samebits" implementation through torch.ops.samebits.attention and
-// attention_varlen, with only the op's own call inside the kernel-capture scope.
+// The sdpa op's "samebits" implementation through torch.ops.samebits.attention, attention_varlen
+// and attention_with_kvcache (out and lse), with only the op's own call in the capture scope.
 #include "harness/ops/sdpa_samebits.h"
 
 #include <algorithm>
 #include <stdexcept>
 
 #include "harness/kernel_capture.h"
-#include "kernels/attention/binding.h"
 
 namespace samebits {
 namespace {
+
+// Item b's rows of a packed call: out [Tq, H, d] -> [H, Lq_b, d], lse [H, Tq] -> [H, Lq_b].
+std::vector<AttentionOutputs> unpack(const AttentionOutputs& all,
+                                     const std::vector<std::int64_t>& q_offsets) {
+  std::vector<AttentionOutputs> per_item;
+  for (std::size_t b = 0; b + 1 < q_offsets.size(); ++b) {
+    const std::int64_t start = q_offsets[b], rows = q_offsets[b + 1] - q_offsets[b];
+    per_item.push_back({all.out.narrow(0, start, rows).transpose(0, 1).contiguous(),
+                        all.lse.narrow(1, start, rows).contiguous()});
+  }
+  return per_item;
+}
 
 // [H, L, d] items -> [sum L, H, d] and the offsets of each item's rows.
 at::Tensor pack(const std::vector<at::Tensor>& items, std::vector<std::int64_t>& offsets) {
@@ -24,35 +35,32 @@ at::Tensor pack(const std::vector<at::Tensor>& items, std::vector<std::int64_t>&
 
 }  // namespace
 
-at::Tensor samebits_attend_batch(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
-                                 bool causal) {
+AttentionOutputs samebits_attend_batch(const at::Tensor& q, const at::Tensor& k,
+                                       const at::Tensor& v, bool causal) {
   const ComputeScope under_test;
-  return invariant_attention(q, k, v, causal).out;
+  return invariant_attention(q, k, v, causal);
 }
 
-std::vector<at::Tensor> samebits_attend_varlen(const std::vector<at::Tensor>& qs,
-                                               const std::vector<at::Tensor>& ks,
-                                               const std::vector<at::Tensor>& vs, bool causal) {
+std::vector<AttentionOutputs> samebits_attend_varlen(const std::vector<at::Tensor>& qs,
+                                                     const std::vector<at::Tensor>& ks,
+                                                     const std::vector<at::Tensor>& vs,
+                                                     bool causal) {
   std::vector<std::int64_t> q_offsets, kv_offsets, unused;
   const at::Tensor q = pack(qs, q_offsets), k = pack(ks, kv_offsets), v = pack(vs, unused);
   const at::Tensor qo = at::tensor(q_offsets, at::kLong).to(q.device());
   const at::Tensor ko = at::tensor(kv_offsets, at::kLong).to(q.device());
-  at::Tensor out;
+  AttentionOutputs all;
   {
     const ComputeScope under_test;
-    out = invariant_attention_varlen(q, k, v, qo, ko, -1, causal).out;
+    all = invariant_attention_varlen(q, k, v, qo, ko, -1, causal);
   }
-  std::vector<at::Tensor> per_item;
-  for (std::size_t b = 0; b < qs.size(); ++b) {
-    per_item.push_back(
-        out.narrow(0, q_offsets[b], q_offsets[b + 1] - q_offsets[b]).transpose(0, 1).contiguous());
-  }
-  return per_item;
+  return unpack(all, q_offsets);
 }
 
-std::vector<at::Tensor> samebits_attend_paged(const std::vector<at::Tensor>& qs,
-                                              const std::vector<at::Tensor>& ks,
-                                              const std::vector<at::Tensor>& vs, bool causal) {
+std::vector<AttentionOutputs> samebits_attend_paged(const std::vector<at::Tensor>& qs,
+                                                    const std::vector<at::Tensor>& ks,
+                                                    const std::vector<at::Tensor>& vs,
+                                                    bool causal) {
   constexpr std::int64_t kPage = 16;
   const auto sequences = static_cast<std::int64_t>(qs.size());
   std::int64_t pages = 1, max_pages = 1;  // one spare page, never named by the table
@@ -94,19 +102,13 @@ std::vector<at::Tensor> samebits_attend_paged(const std::vector<at::Tensor>& qs,
   const at::Tensor blocks =
       at::tensor(table, at::kInt).view({sequences, max_pages}).to(on.device());
   const at::Tensor kn = at::cat(k_new).contiguous(), vn = at::cat(v_new).contiguous();
-  at::Tensor out;
+  AttentionOutputs all;
   {
     const ComputeScope under_test;
-    out = invariant_attention_with_kvcache(q, k_cache, v_cache, blocks, lengths, qo, kn, vn, -1,
-                                           causal)
-              .out;
+    all = invariant_attention_with_kvcache(q, k_cache, v_cache, blocks, lengths, qo, kn, vn, -1,
+                                           causal);
   }
-  std::vector<at::Tensor> per_item;
-  for (std::int64_t b = 0; b < sequences; ++b) {
-    per_item.push_back(
-        out.narrow(0, q_offsets[b], q_offsets[b + 1] - q_offsets[b]).transpose(0, 1).contiguous());
-  }
-  return per_item;
+  return unpack(all, q_offsets);
 }
 
 }  // namespace samebits

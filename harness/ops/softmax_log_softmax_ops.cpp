@@ -33,7 +33,7 @@ class SoftmaxOp final : public Op {
   }
   std::vector<AxisSpec> axes() const override {
     return {{"N", AxisSpec::Type::integer, nullptr, {}, "row length (the normalised dim)"},
-            dtype_axis("float32"),
+            dtype_axis("float32", aten_float_dtypes()),
             generator_axis("normal")};
   }
   std::vector<std::string> outputs() const override { return {"out"}; }
@@ -53,6 +53,8 @@ class SoftmaxOp final : public Op {
   double call_elements(const Point& p, double items) const override {
     return items * static_cast<double>(p.integer("N"));
   }
+  std::string layout_axis() const override { return "N"; }
+  std::string length_axis() const override { return "N"; }
   std::optional<std::string> impossible(const Point& p) const override {
     if (p.integer("N") < 1) return "N must be positive";
     if (p.has("padding") && p.text_or("pad_fill", "neutral") == "canary") {

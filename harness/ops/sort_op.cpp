@@ -28,7 +28,7 @@ class SortOp final : public Op {
   std::vector<AxisSpec> axes() const override {
     return {{"N", AxisSpec::Type::integer, nullptr, {}, "row length"},
             {"descending", AxisSpec::Type::flag, true, {}, "sort largest first"},
-            dtype_axis("float32"),
+            dtype_axis("float32", aten_float_dtypes()),
             generator_axis("normal")};
   }
   std::vector<std::string> outputs() const override { return {"values", "indices"}; }
@@ -44,6 +44,7 @@ class SortOp final : public Op {
   double call_elements(const Point& p, double items) const override {
     return items * static_cast<double>(p.integer("N"));
   }
+  std::string layout_axis() const override { return "N"; }
   std::optional<std::string> impossible(const Point& p) const override {
     if (p.integer("N") < 1) return "N must be positive";
     return std::nullopt;

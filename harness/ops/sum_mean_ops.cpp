@@ -34,7 +34,7 @@ class ReduceOp final : public Op {
         {"rows", AxisSpec::Type::integer, 64, {}, "rows of each item"},
         {"N", AxisSpec::Type::integer, nullptr, {}, "columns of each item (its variable length)"},
         {"dim", AxisSpec::Type::integer, 0, {}, "item dim reduced: 0 (over rows) or 1 (over N)"},
-        dtype_axis("float32"),
+        dtype_axis("float32", aten_float_dtypes()),
         generator_axis("normal")};
   }
   std::vector<std::string> outputs() const override { return {"out"}; }
@@ -52,6 +52,15 @@ class ReduceOp final : public Op {
 
   double call_elements(const Point& p, double items) const override {
     return items * static_cast<double>(p.integer("rows")) * static_cast<double>(p.integer("N"));
+  }
+  std::string layout_axis() const override { return "N"; }
+  std::string length_axis() const override { return "N"; }
+  // The bundled kernels take 16- and 32-bit floats (kernels/common/binding_support.h).
+  std::optional<std::string> unsupported(const Point& p, const std::string& impl,
+                                         const at::Device&) const override {
+    if (impl == "samebits" && p.text("dtype") == "float64")
+      return fmt::format("samebits.{} takes float32, float16 or bfloat16, not float64", name());
+    return std::nullopt;
   }
   std::optional<std::string> impossible(const Point& p) const override {
     const auto dim = p.integer("dim");

@@ -12,6 +12,7 @@
 #include "harness/ops/ops.h"
 #include "harness/ops/row_batch.h"
 #include "kernels/topk/binding.h"
+#include "kernels/topk/invariant_topk.h"
 
 namespace samebits {
 namespace {
@@ -48,7 +49,7 @@ class TopkOp final : public Op {
              {},
              "fraction of each row's values replaced by NaN (positive, quiet): the stable order "
              "puts NaN above +inf with every NaN tied"},
-            dtype_axis("float32"),
+            dtype_axis("float32", aten_float_dtypes()),
             generator_axis("normal")};
   }
   std::vector<std::string> outputs() const override { return {"values", "indices"}; }
@@ -69,6 +70,8 @@ class TopkOp final : public Op {
   double call_elements(const Point& p, double items) const override {
     return items * static_cast<double>(p.integer("N"));
   }
+  std::string layout_axis() const override { return "N"; }
+  std::string length_axis() const override { return "N"; }
   std::optional<std::string> impossible(const Point& p) const override {
     const std::int64_t k = p.integer("k");
     if (k < 1) return fmt::format("k must be positive, got {}", k);
@@ -95,6 +98,19 @@ class TopkOp final : public Op {
 
   std::optional<std::string> unsupported(const Point& p, const std::string& impl,
                                          const at::Device&) const override {
+    // What the bundled kernels take (kernels/topk/invariant_topk.h, binding_support.h).
+    if (impl == kSamebitsTopk) {
+      if (p.text("dtype") == "float64")
+        return "samebits.topk takes float32, float16 or bfloat16, not float64";
+      if (p.integer("k") > kernels::kRadixSelectMaxK) {
+        return fmt::format("samebits.topk takes k <= {} (radix_select's limit), not k={}",
+                           kernels::kRadixSelectMaxK, p.integer("k"));
+      }
+      if (p.integer("N") > kernels::kMaxRowLength) {
+        return fmt::format("samebits.topk takes rows of at most {} elements, not N={}",
+                           kernels::kMaxRowLength, p.integer("N"));
+      }
+    }
     if (impl != kSamebitsTopk && p.has("padding") && p.text("padding") == "packed") {
       return fmt::format(
           "{} has no segmented form: packed rows need a top-k per segment "

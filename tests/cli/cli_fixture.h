@@ -39,6 +39,14 @@ inline std::size_t line_count(const fs::path& path) {
   return n;
 }
 
+// Lines of `text` that start with `prefix`.
+inline std::size_t count_lines_starting(const std::string& text, const std::string& prefix) {
+  std::size_t n = 0;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) n += line.rfind(prefix, 0) == 0 ? 1 : 0;
+  return n;
+}
+
 inline std::vector<std::string> lines(const std::string& text) {
   std::vector<std::string> out;
   std::istringstream in(text);
@@ -58,6 +66,14 @@ inline const char* const kTiny = R"({
   ]
 })";
 
+// Platforms a test states (SAMEBITS_PLATFORM_OVERRIDE), so that whether an embedded observation
+// covers the machine is the test's premise, not the host's: one that no recording covers, and the
+// one contracts/observed/xeon-2core.json records. CTest also runs the CLI suite under each.
+inline const char* const kUncoveredPlatform =
+    R"({"cpu": "samebits test CPU, recorded nowhere", "isa": "AVX2", "threads": "2"})";
+inline const char* const kXeonPlatform =
+    R"({"cpu": "Intel(R) Xeon(R) Processor", "isa": "AVX512", "threads": "2"})";
+
 // A folder per test with the contract in it; runs the CLI with arguments appended.
 class CliTest : public ::testing::Test {
  protected:
@@ -76,7 +92,7 @@ class CliTest : public ::testing::Test {
   Result samebits(const std::string& args) const {
     const fs::path out = dir / "stdout.txt";
     const fs::path err = dir / "stderr.txt";
-    const std::string command = std::string("'") + SAMEBITS_CLI + "' " + args + " >'" +
+    const std::string command = platform_prefix() + "'" + SAMEBITS_CLI + "' " + args + " >'" +
                                 out.string() + "' 2>'" + err.string() + "'";
     const int status = std::system(command.c_str());
     Result r;
@@ -92,7 +108,7 @@ class CliTest : public ::testing::Test {
   int terminated_run(const std::string& args, const fs::path& journal, std::size_t lines,
                      const std::string& shown = "",
                      std::chrono::seconds limit = std::chrono::seconds(120)) const {
-    const std::string command = std::string("exec '") + SAMEBITS_CLI + "' " + args + " >'" +
+    const std::string command = platform_prefix() + "exec '" + SAMEBITS_CLI + "' " + args + " >'" +
                                 (dir / "out.txt").string() + "' 2>'" + (dir / "err.txt").string() +
                                 "'";
     const pid_t child = ::fork();
@@ -112,11 +128,17 @@ class CliTest : public ::testing::Test {
     return status;
   }
   std::string quoted(const fs::path& p) const { return "'" + p.string() + "'"; }
+  // `platform` (a JSON object of fingerprint fields) as the variable's assignment, or nothing:
+  // the run then sees the host's platform, or the one CTest states for the whole suite.
+  std::string platform_prefix() const {
+    return platform.empty() ? std::string() : "SAMEBITS_PLATFORM_OVERRIDE='" + platform + "' ";
+  }
   std::string run_args(const fs::path& contract_path) const {
     return "run " + quoted(contract_path) + " --device cpu --report " + quoted(report);
   }
 
   fs::path dir, contract, report;
+  std::string platform;  // stated for every command of the test when not empty
 };
 
 inline std::string explain(const Result& r) {

@@ -1,10 +1,12 @@
-// `samebits run` stopped by SIGTERM mid-run: the partial report and the journal keep what finished,
-// and `--resume` runs the rest into the report an uninterrupted run writes. Bad journals: exit 2.
+// `samebits run` stopped by SIGTERM mid-run: the journal keeps what finished for `--resume`, or the
+// run says it could not. Bad journals, and a journal another run is writing: exit 2.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <fstream>
 #include <string>
@@ -120,6 +122,117 @@ TEST_F(JournalCliTest, CorruptedJournalIsRefusedWithItsLine) {
     EXPECT_EQ(r.exit_code, 2) << explain(r);
     EXPECT_NE(r.err.find(needle), std::string::npos) << needle << "\n" << explain(r);
   }
+}
+
+// --report into a folder not there yet: the journal's folder is the report's, made before the run,
+// so a stopped run's journal is there and --resume finishes it (the journal once was not kept while
+// the run said it was, and --resume exited 2).
+TEST_F(JournalCliTest, AReportIntoANewFolderKeepsItsJournal) {
+  const fs::path part = dir / "new" / "deeper" / "part.json";
+  const fs::path journal = part.string() + ".journal";
+  const int status = terminated_run(slow_run(part), journal, 3, "", std::chrono::seconds(60));
+  ASSERT_TRUE(WIFEXITED(status)) << "status " << status;
+  EXPECT_EQ(WEXITSTATUS(status), 3) << read_text(dir / "err.txt");
+  ASSERT_TRUE(fs::exists(journal)) << read_text(dir / "err.txt");
+  EXPECT_NE(read_text(dir / "err.txt").find("the journal " + journal.string() + " keeps them"),
+            std::string::npos)
+      << read_text(dir / "err.txt");
+  const Result resumed = samebits(slow_run(part) + " --resume " + quoted(journal));
+  ASSERT_EQ(resumed.exit_code, 0) << explain(resumed);
+  EXPECT_EQ(Json::parse(read_text(part))["cases"].size(), 40u);
+}
+
+// Two runs given one --report share one journal: the second is refused before it runs anything,
+// plain or --isolate, and the first keeps its journal and finishes (the first to end once deleted
+// the journal under the other).
+TEST_F(JournalCliTest, ASecondRunOnTheSameJournalIsRefused) {
+  const fs::path journal = report.string() + ".journal";
+  const std::string command = platform_prefix() + "exec '" + SAMEBITS_CLI + "' " +
+                              slow_run(report) + " >" + quoted(dir / "out.txt") + " 2>" +
+                              quoted(dir / "err.txt");
+  const pid_t first = ::fork();
+  if (first == 0) {
+    ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (line_count(journal) < 2 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  if (line_count(journal) < 2) {
+    ::kill(first, SIGKILL);
+    ::waitpid(first, nullptr, 0);
+    FAIL() << "the first run kept no journal: " << read_text(dir / "err.txt");
+  }
+  for (const std::string extra : {"", " --isolate"}) {
+    const Result second = samebits(slow_run(report) + extra);
+    EXPECT_EQ(second.exit_code, 2) << extra << explain(second);
+    EXPECT_NE(second.err.find(journal.string() + ": another samebits run is writing this journal"),
+              std::string::npos)
+        << explain(second);
+    EXPECT_EQ(second.err.find(" cases from "), std::string::npos) << explain(second);
+    EXPECT_TRUE(fs::exists(journal)) << "the first run's journal is left alone";
+  }
+  int status = 0;
+  ::waitpid(first, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_EQ(WEXITSTATUS(status), 0) << read_text(dir / "err.txt");
+  EXPECT_EQ(Json::parse(read_text(report))["cases"].size(), 40u);
+  EXPECT_FALSE(fs::exists(journal)) << "the journal has served";
+  const Result after = samebits(slow_run(report) + " --dry-run");
+  EXPECT_EQ(after.exit_code, 0) << "the lock ends with its run: " << explain(after);
+}
+
+// A journal that could not be kept whole (its writes refused past a file-size limit, as a full
+// disk would): the stopped run says so and does not point at the journal for --resume.
+TEST_F(JournalCliTest, AStoppedRunThatKeptNoWholeJournalSaysSo) {
+  const fs::path journal = report.string() + ".journal";
+  int pipe_fds[2];
+  ASSERT_EQ(::pipe(pipe_fds), 0);
+  const pid_t child = ::fork();
+  if (child == 0) {
+    // 512 bytes a file: the journal's header line fits, its first case's does not. Past the limit
+    // a write fails (EFBIG) instead of raising SIGXFSZ. The streams go to a pipe, which has no
+    // size to limit.
+    ::dup2(pipe_fds[1], STDOUT_FILENO);
+    ::dup2(pipe_fds[1], STDERR_FILENO);
+    ::close(pipe_fds[0]);
+    ::close(pipe_fds[1]);
+    ::signal(SIGXFSZ, SIG_IGN);
+    const rlimit limit{512, 512};
+    ::setrlimit(RLIMIT_FSIZE, &limit);
+    ::execl(SAMEBITS_CLI, SAMEBITS_CLI, "run", slow.c_str(), "--device", "cpu", "--report",
+            report.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ::close(pipe_fds[1]);
+  std::string text;
+  std::thread reader([&] {
+    char buffer[4096];
+    for (ssize_t n; (n = ::read(pipe_fds[0], buffer, sizeof buffer)) != 0;) {
+      if (n > 0) text.append(buffer, static_cast<std::size_t>(n));
+      if (n < 0 && errno != EINTR) break;
+    }
+  });
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  const auto size = [&] {
+    std::error_code ec;
+    return fs::exists(journal, ec) ? fs::file_size(journal, ec) : 0;
+  };
+  while (size() < 512 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ::kill(child, SIGTERM);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  reader.join();
+  ::close(pipe_fds[0]);
+  ASSERT_TRUE(WIFEXITED(status)) << status << text;
+  EXPECT_EQ(WEXITSTATUS(status), 3) << text;
+  EXPECT_NE(text.find("cannot write the journal"), std::string::npos) << text;
+  EXPECT_NE(text.find("interrupted by SIGTERM"), std::string::npos) << text;
+  EXPECT_EQ(text.find("keeps them"), std::string::npos) << text;
+  EXPECT_NE(text.find("no whole journal was kept"), std::string::npos) << text;
 }
 
 }  // namespace

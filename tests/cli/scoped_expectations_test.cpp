@@ -1,6 +1,7 @@
 // Scoped expectations through the CLI: a broken promise fails everywhere; an observed
 // implementation is a finding where no recorded platform covers the machine and gates where one
-// does; a subset (--case, --filter, a shard) judges only what it ran.
+// does; a subset (--case, --filter, a shard) judges only what it ran. Each test that depends on
+// which platform is recorded states its platform (SAMEBITS_PLATFORM_OVERRIDE).
 #include <set>
 
 #include "tests/cli/cli_fixture.h"
@@ -56,9 +57,11 @@ TEST_F(ScopedExpectations, ABrokenPromiseFails) {
   EXPECT_EQ(only_check(rep)["expected_from"], "promise");
 }
 
-// The same behaviour, declared observed, on a platform no recording covers: a finding, exit 0,
-// and the console says how to record this platform.
+// The same behaviour, declared observed, on a platform no recording covers (stated, so that the
+// host's own fingerprint cannot matter): a finding, exit 0, and the console says how to record
+// this platform.
 TEST_F(ScopedExpectations, AnUnscopedDifferenceIsAFinding) {
+  platform = kUncoveredPlatform;
   write_text(contract, reference_contract("observed"));
   Result r;
   const Json rep = run_report("", &r);
@@ -68,6 +71,71 @@ TEST_F(ScopedExpectations, AnUnscopedDifferenceIsAFinding) {
   EXPECT_EQ(only_check(rep)["expected_from"], "none");
   EXPECT_NE(r.out.find("To record this platform: samebits baseline write"), std::string::npos)
       << r.out;
+}
+
+// On the platform contracts/observed/xeon-2core.json records, an observed check it has no entry
+// for is informational, from that observation: nothing was seen there, so nothing is expected
+// (what a 2-core Xeon CI machine reports for this contract).
+TEST_F(ScopedExpectations, ARecordedPlatformWithoutTheCheckIsInformational) {
+  platform = kXeonPlatform;
+  write_text(contract, reference_contract("observed"));
+  Result r;
+  const Json rep = run_report("", &r);
+  EXPECT_EQ(r.exit_code, 0) << explain(r);
+  EXPECT_EQ(only_check(rep)["outcome"], "informational");
+  EXPECT_EQ(only_check(rep)["expected_from"], "observation");
+  EXPECT_EQ(only_check(rep)["observed_on"], "xeon-2core");
+  EXPECT_EQ(rep["settings"]["observed_platform"], "xeon-2core");
+  EXPECT_EQ(r.out.find("To record this platform"), std::string::npos) << r.out;
+}
+
+// A shipped check the Xeon recording has ("sum/layout_invariance/aten") takes its expectation
+// from it there, and from nothing on the uncovered platform, whatever the host is.
+TEST_F(ScopedExpectations, AnEmbeddedObservationCoversOnlyItsPlatform) {
+  const std::string args = "run --device cpu --filter 'sum/layout_invariance/aten/' --report " +
+                           quoted(report);
+  platform = kXeonPlatform;
+  Result r = samebits(args);
+  ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << explain(r);
+  Json rep = Json::parse(read_text(report));
+  ASSERT_EQ(rep["checks"].size(), 1u) << rep["checks"].dump();
+  EXPECT_EQ(rep["checks"][0]["expected_from"], "observation");
+  EXPECT_EQ(rep["checks"][0]["observed_on"], "xeon-2core");
+  EXPECT_EQ(rep["checks"][0]["expected"], "violated");
+  EXPECT_EQ(rep["environment"]["host"]["cpu"], "Intel(R) Xeon(R) Processor");
+  EXPECT_EQ(rep["environment"]["platform_override"]["source"], "SAMEBITS_PLATFORM_OVERRIDE");
+  EXPECT_NE(r.out.find("platform stated by SAMEBITS_PLATFORM_OVERRIDE"), std::string::npos)
+      << r.out;
+
+  platform = kUncoveredPlatform;
+  r = samebits(args);
+  EXPECT_EQ(r.exit_code, 0) << explain(r);
+  rep = Json::parse(read_text(report));
+  EXPECT_EQ(rep["checks"][0]["expected_from"], "none");
+  EXPECT_EQ(rep["checks"][0]["outcome"], "finding");
+  EXPECT_TRUE(rep["settings"]["observed_platform"].is_null());
+}
+
+// A stated platform is checked before any case runs: an unknown field, a GPU field on the CPU,
+// another device and malformed JSON each exit 2 naming the variable and what it accepts.
+TEST_F(ScopedExpectations, AStatedPlatformIsValidated) {
+  const struct {
+    const char* stated;
+    const char* says;
+  } bad[] = {
+      {R"({"cores": "2"})", "unknown field \"cores\""},
+      {R"({"gpu": "NVIDIA H100 80GB HBM3"})", "a cpu run has no field \"gpu\"; accepted: cpu, isa"},
+      {R"({"device": "cuda"})", "cannot move it to cuda"},
+      {R"({"cpu": )", "SAMEBITS_PLATFORM_OVERRIDE:1:"},
+  };
+  for (const auto& b : bad) {
+    platform = b.stated;
+    const Result r = samebits(run_args(contract));
+    EXPECT_EQ(r.exit_code, 2) << b.stated << "\n" << explain(r);
+    EXPECT_NE(r.err.find("SAMEBITS_PLATFORM_OVERRIDE"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(b.says), std::string::npos) << b.stated << "\n" << r.err;
+    EXPECT_FALSE(fs::exists(report)) << b.stated;
+  }
 }
 
 // With a recording of this platform, the observation gates: met -> as expected; contradicted ->

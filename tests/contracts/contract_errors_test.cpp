@@ -120,6 +120,16 @@ const BadContract kBadContracts[] = {
      {"bad/contract.json: /checks/0/compare/tolerance: unknown field \"tolerance\"",
       "accepted: mode, rtol, atol, max_ulp, equal_nan, max_mismatches, max_mismatch_fraction, "
       "outputs"}},
+    // The README once wrote a comparison's parameters beside "compare": the error shows the
+    // object form, with the mode, rather than only calling the field unknown.
+    {"MaxUlpBesideCompare",
+     with(kSweep, one_check(R"("kind": "reference", "compare": "ulp", "max_ulp": 4)")),
+     {"bad/contract.json: /checks/0/max_ulp: \"max_ulp\" belongs inside \"compare\"",
+      R"("compare": {"mode": "ulp", "max_ulp": 4})"}},
+    {"TolerancesBesideCompare",
+     with(kSweep, one_check(R"("kind": "reference", "rtol": 0.001, "atol": 0.0001)")),
+     {"bad/contract.json: /checks/0/rtol: \"rtol\" belongs inside \"compare\"",
+      R"("compare": {"mode": "allclose", "rtol": 0.001})"}},
     {"RtolWithoutAtol",
      with(kSweep,
           one_check(R"("kind": "determinism", "compare": {"mode": "allclose", "rtol": 0.1})")),

@@ -1,5 +1,5 @@
 // Contracts, reports and baselines are untrusted files: absurd nesting, repeated keys, numbers past
-// double, devices and FIFOs, oversized files and names the schema forbids are refused, by name.
+// double, devices and FIFOs, oversized files, cut gzip and names the schema forbids are refused.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -115,6 +115,50 @@ TEST_F(HostileFileTest, FileOverTheLimitIsRefused) {
             std::string::npos)
       << e;
   EXPECT_EQ(read_file_text(big.string(), "the report", 2002).size(), 2002u) << "the control";
+}
+
+// {"a": [1, 2]}\n gzipped by Python's gzip module (mtime 0).
+const unsigned char kGzipped[] = {0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02,
+                                  0xff, 0xab, 0x56, 0x4a, 0x54, 0xb2, 0x52, 0x88, 0x36,
+                                  0xd4, 0x51, 0x30, 0x8a, 0xad, 0xe5, 0x02, 0x00, 0xa1,
+                                  0x41, 0x1c, 0xc4, 0x0e, 0x00, 0x00, 0x00};
+const std::string kGzippedText = "{\"a\": [1, 2]}\n";
+
+std::string gzipped(std::size_t drop_last = 0) {
+  return std::string(reinterpret_cast<const char*>(kGzipped), sizeof kGzipped - drop_last);
+}
+
+// gzip is known by its magic bytes: a gzip file named .json was read as text ("malformed JSON
+// '<U+001F>'"); plain text named .gz is read as it is (the control).
+TEST_F(HostileFileTest, GzipIsKnownByItsBytesWhateverItsName) {
+  const fs::path named_json = dir / "baseline.json";
+  std::ofstream(named_json, std::ios::binary) << gzipped();
+  std::string text;
+  try {
+    text = read_file_text(named_json.string(), "the baseline");
+  } catch (const ContractError& e) {
+    if (std::string(e.what()).find("without zlib") != std::string::npos) GTEST_SKIP() << e.what();
+    FAIL() << e.what();
+  }
+  EXPECT_EQ(text, kGzippedText);
+  const fs::path named_gz = dir / "plain.json.gz";
+  std::ofstream(named_gz) << kGzippedText;
+  EXPECT_EQ(read_file_text(named_gz.string(), "the baseline"), kGzippedText);
+}
+
+// gzip data cut short (a copy interrupted): refused, not read as the part that unpacks.
+TEST_F(HostileFileTest, GzipCutShortIsRefused) {
+  const fs::path cut = dir / "cut.json.gz";
+  std::ofstream(cut, std::ios::binary) << gzipped(10);
+  const std::string e = error_of([&] { read_file_text(cut.string(), "the baseline"); });
+  if (e.find("without zlib") != std::string::npos) GTEST_SKIP() << e;
+  EXPECT_NE(e.find("cut.json.gz: gzip data cut short"), std::string::npos) << e;
+}
+
+// gzip bytes that reach the JSON parser are named as such, not as a stray U+001F.
+TEST(HostileJson, GzipBytesAreNamedAsSuch) {
+  const std::string e = error_of([] { parse_json_document(gzipped(), "b.json"); });
+  EXPECT_NE(e.find("b.json:1:1: malformed JSON: gzip-compressed data"), std::string::npos) << e;
 }
 
 TEST(HostileContract, NamesTheSchemaForbidsAreRefused) {

@@ -1,6 +1,5 @@
-// SIGTERM to `samebits run --isolate`: the parent passes it on to its child, which stops after the
-// case under way and writes the partial report (exit 3), and no child is left running; a child
-// whose case hangs past --case-timeout is killed, and the partial report still comes.
+// SIGTERM to `samebits run --isolate`: the child stops after the case under way, or at once when
+// that case hangs, and the partial report comes (exit 3); no child is left running.
 #include <dirent.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -44,6 +43,39 @@ int processes_naming(const std::string& needle) {
 
 class IsolateSignalsTest : public FaultTest {
  protected:
+  // Starts `args` (streams to out.txt and err.txt), sends SIGTERM once the journal holds `lines`
+  // lines and stderr shows `shown`, and waits at most `bound` for it to end; if it has not, kills
+  // it (its children die with it) and says so in `ended`. Its wait status.
+  int stopped_run(const std::string& args, std::size_t lines, const std::string& shown,
+                  std::chrono::seconds bound, bool& ended) const {
+    const std::string command = platform_prefix() + "exec '" + SAMEBITS_CLI + "' " + args + " >" +
+                                quoted(dir / "out.txt") + " 2>" + quoted(dir / "err.txt");
+    const pid_t child = ::fork();
+    if (child == 0) {
+      ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    const fs::path journal = report.string() + ".journal";
+    auto deadline = std::chrono::steady_clock::now() + bound;
+    while ((line_count(journal) < lines ||
+            read_text(dir / "err.txt").find(shown) == std::string::npos) &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    ::kill(child, SIGTERM);
+    int status = 0;
+    deadline = std::chrono::steady_clock::now() + bound;
+    ended = false;
+    while (!ended && std::chrono::steady_clock::now() < deadline) {
+      ended = ::waitpid(child, &status, WNOHANG) == child;
+      if (!ended) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    if (!ended) {
+      ::kill(child, SIGKILL);
+      ::waitpid(child, &status, 0);
+    }
+    return status;
+  }
   // Starts `args`, sends SIGTERM once the journal holds `lines` lines and its stderr shows `shown`;
   // returns its exit status.
   int terminated_run(const std::string& args, std::size_t lines,
@@ -73,21 +105,33 @@ TEST_F(IsolateSignalsTest, SigtermStopsTheChildWithAPartialReport) {
   EXPECT_EQ(read_report()["cases"].size(), 6u);
 }
 
-// The child cannot stop (its case hangs): --case-timeout kills it, and one more child writes the
-// partial report from the journal, with the hanging case timed out.
-TEST_F(IsolateSignalsTest, SigtermDuringAHangStillGivesAPartialReport) {
-  const int status = terminated_run(run_planted("cpu", "none|hang") + " --isolate --case-timeout 2",
-                                    2, "planted fault: hang");
-  ASSERT_TRUE(WIFEXITED(status)) << "status " << status;
-  EXPECT_EQ(WEXITSTATUS(status), 3) << read_text(dir / "err.txt");
-  const Json partial = read_report();
-  EXPECT_EQ(partial["settings"]["interrupted"]["signal"], "SIGTERM");
-  const Json hang = case_with_fault(partial, "hang");
-  ASSERT_FALSE(hang.is_null()) << partial["cases"].dump();
-  EXPECT_EQ(hang["verdict"], "timed_out");
-  EXPECT_EQ(partial["cases"].size(), 2u) << "no case starts after the signal";
-  EXPECT_EQ(schema_errors(report), "");
-  EXPECT_EQ(processes_naming(dir.string()), 0) << "a child outlived its parent";
+// SIGTERM while a case hangs, with no --case-timeout or one far off: the child is ended at once
+// (it once waited for the hang forever, and only a second SIGTERM ended the parent, with exit 143
+// and no report), the hanging case is left unrun for --resume, and a fresh child writes the
+// partial report of the cases before it.
+TEST_F(IsolateSignalsTest, SigtermDuringAHangEndsItsChildAtOnce) {
+  for (const std::string timeout : {"", " --case-timeout 600"}) {
+    fs::remove(report);
+    fs::remove(report.string() + ".journal");
+    const auto t0 = std::chrono::steady_clock::now();
+    bool ended = false;
+    const int status = stopped_run(run_planted("cpu", "none|hang") + " --isolate" + timeout, 2,
+                                   "planted fault: hang", std::chrono::seconds(60), ended);
+    ASSERT_TRUE(ended) << timeout << ": still running a minute after SIGTERM\n"
+                       << read_text(dir / "err.txt");
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(50));
+    ASSERT_TRUE(WIFEXITED(status)) << "status " << status;
+    EXPECT_EQ(WEXITSTATUS(status), 3) << read_text(dir / "err.txt");
+    const Json partial = read_report();
+    EXPECT_EQ(partial["settings"]["interrupted"]["signal"], "SIGTERM");
+    EXPECT_TRUE(case_with_fault(partial, "hang").is_null()) << "the hanging case was not run";
+    ASSERT_EQ(partial["cases"].size(), 1u) << partial["cases"].dump();
+    EXPECT_EQ(partial["cases"][0]["params"]["fault"], "none");
+    EXPECT_NE(read_text(dir / "err.txt").find("the case is left for --resume"), std::string::npos)
+        << read_text(dir / "err.txt");
+    EXPECT_EQ(schema_errors(report), "");
+    EXPECT_EQ(processes_naming(dir.string()), 0) << "a child outlived its parent";
+  }
 }
 
 }  // namespace

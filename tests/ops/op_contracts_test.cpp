@@ -1,13 +1,17 @@
 // Every op adapter under test the way users call it: its shipped contracts' checks, run on the CPU
-// at test scale, and per check kind a negative control (the adapter with a planted flaw).
+// at test scale, and per check kind a negative control (the adapter with a planted flaw, and for
+// samebits' attention one in its log-sum-exp alone).
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "contracts/contract_error.h"
 #include "contracts/embedded_suite.h"
 #include "harness/ops/ops.h"
+#include "harness/plan.h"
 #include "tests/support/miniature.h"
 #include "tests/support/planted_flaw.h"
 #include "tests/support/run_contracts.h"
@@ -156,6 +160,146 @@ INSTANTIATE_TEST_SUITE_P(Shipped, PlantedFlawTest, ::testing::ValuesIn(flaw_para
                            return camel_case(std::get<0>(info.param)) +
                                   camel_case(to_string(std::get<1>(info.param)));
                          });
+
+// The invariance kinds of the shipped contracts that run sdpa (attention, sdpa): each compares
+// samebits with itself, so its lse as well as its out.
+std::vector<FlawParam> lse_flaw_params() {
+  std::vector<FlawParam> out;
+  for (const auto& c : shipped()) {
+    if (c.op != "sdpa") continue;
+    std::set<CheckKind> kinds;
+    for (const auto& check : c.checks) {
+      if (check.kind != CheckKind::equivalence && check.kind != CheckKind::reference)
+        kinds.insert(check.kind);
+    }
+    for (CheckKind kind : kinds) out.emplace_back(c.name, kind);
+  }
+  return out;
+}
+
+const OutputResult* output_named(const CaseResult& r, const std::string& name) {
+  for (const auto& o : r.outputs) {
+    if (o.name == name) return &o;
+  }
+  return nullptr;
+}
+
+class LseFlawTest : public ::testing::TestWithParam<FlawParam> {};
+
+// The LSE negative control: samebits' attention with its log-sum-exp moved and its out untouched
+// (a decode path, or the sequences after the first of a packed batch, writing another lse). Every
+// samebits case of the kind that runs is violated, in lse alone; when only out was compared, each
+// of them held.
+TEST_P(LseFlawTest, AnLseOnlyChangeIsViolated) {
+  const auto& [name, kind] = GetParam();
+  const auto contracts = miniature_of(name, kind);
+  OpRegistry registry;
+  for (auto& op : make_builtin_ops()) {
+    registry.add(op->name() == "sdpa" ? make_planted_flaw(std::move(op), kind, "", "lse")
+                                      : std::move(op));
+  }
+  const auto cases = run_contracts(contracts, registry, "cpu", "samebits/");
+  std::size_t ran = 0;
+  for (const auto& r : cases) {
+    SCOPED_TRACE(describe(r));
+    ASSERT_EQ(r.impl, "samebits");
+    EXPECT_NE(r.verdict, Verdict::error);
+    if (r.verdict == Verdict::skipped) continue;
+    ++ran;
+    EXPECT_EQ(r.verdict, Verdict::violated);
+    const OutputResult* out = output_named(r, "out");
+    const OutputResult* lse = output_named(r, "lse");
+    ASSERT_NE(out, nullptr);
+    ASSERT_NE(lse, nullptr) << "samebits' lse is not compared";
+    EXPECT_EQ(out->diff.mismatched, 0) << "the flaw leaves out as it was";
+    EXPECT_GT(lse->diff.mismatched, 0);
+    EXPECT_NE(lse->baseline_sha256, lse->variant_sha256);
+  }
+  EXPECT_GT(ran, 0u) << "no samebits case of " << to_string(kind) << " ran on the CPU";
+}
+
+INSTANTIATE_TEST_SUITE_P(Shipped, LseFlawTest, ::testing::ValuesIn(lse_flaw_params()),
+                         [](const auto& info) {
+                           return camel_case(std::get<0>(info.param)) +
+                                  camel_case(to_string(std::get<1>(info.param)));
+                         });
+
+// What each sdpa case compares: samebits' invariance checks out and lse (one float32 per query row:
+// out's elements over d), and they hold; ATen's SDPA returns no lse, and the reference and
+// equivalence checks (against float64 or aten.math) compare out alone.
+TEST(SdpaOutputs, SamebitsComparesLseBesideOut) {
+  for (const auto& name : {std::string("attention"), std::string("sdpa")}) {
+    const auto contracts = miniature_of(name);
+    const auto cases =
+        run_contracts(contracts, OpRegistry::builtin(), "cpu", "(samebits|aten\\.math)/");
+    std::size_t with_lse = 0, without = 0;
+    for (const auto& r : cases) {
+      SCOPED_TRACE(describe(r));
+      if (r.verdict != Verdict::holds && r.verdict != Verdict::violated) continue;
+      std::vector<std::string> names;
+      for (const auto& o : r.outputs) names.push_back(o.name);
+      const bool invariance = r.kind != CheckKind::equivalence && r.kind != CheckKind::reference;
+      if (r.impl != "samebits" || !invariance) {
+        EXPECT_EQ(names, std::vector<std::string>{"out"});
+        ++without;
+        continue;
+      }
+      ASSERT_EQ(names, (std::vector<std::string>{"out", "lse"}));
+      ++with_lse;
+      EXPECT_EQ(r.verdict, Verdict::holds);
+      const std::int64_t d = r.params.at("head_dim").get<std::int64_t>();
+      EXPECT_GT(r.outputs[1].diff.numel, 0);
+      EXPECT_EQ(r.outputs[0].diff.numel, r.outputs[1].diff.numel * d);
+    }
+    EXPECT_GT(with_lse, 0u) << name;
+    EXPECT_GT(without, 0u) << name;
+  }
+}
+
+// sdpa's padding_decode_determinism repeats padding_decode's batched side: one call over the
+// items of `lengths` (one decode query each), right-padded, left-padded or packed, not `batch`
+// items.
+TEST(SdpaOutputs, PaddedDecodeDeterminismRepeatsThePaddedBatch) {
+  const auto contracts = miniature_of("sdpa", CheckKind::determinism);
+  const auto cases =
+      run_contracts(contracts, OpRegistry::builtin(), "cpu", "padding_decode_determinism/");
+  std::size_t ran = 0;
+  for (const auto& r : cases) {
+    SCOPED_TRACE(describe(r));
+    ASSERT_EQ(r.check, "padding_decode_determinism");
+    EXPECT_NE(r.verdict, Verdict::error);
+    if (r.verdict == Verdict::skipped) continue;
+    ++ran;
+    EXPECT_EQ(r.verdict, Verdict::holds);
+    const std::string padding = r.params.at("padding").get<std::string>();
+    EXPECT_NE(r.baseline.find("in one " + padding + " batch"), std::string::npos) << r.baseline;
+    const auto items = static_cast<std::int64_t>(r.params.at("lengths").size());
+    const std::int64_t row =
+        r.params.at("heads").get<std::int64_t>() * r.params.at("head_dim").get<std::int64_t>();
+    ASSERT_FALSE(r.outputs.empty());
+    EXPECT_EQ(r.outputs[0].diff.numel, items * row) << "one query per item of lengths";
+    EXPECT_NE(items, r.params.at("batch").get<std::int64_t>()) << "batch would hide the difference";
+  }
+  EXPECT_GT(ran, 0u);
+}
+
+// A determinism check given padding without lengths is refused before anything runs, by name.
+TEST(SdpaOutputs, DeterminismPaddingNeedsLengths) {
+  const Contract c = parse_contract(
+      R"({"op": "sdpa", "implementations": ["samebits"],
+          "sweep": {"heads": [4], "head_dim": [64], "Lq": [1], "Lk": [16]},
+          "checks": [{"name": "repeat_padded", "kind": "determinism",
+                      "sweep": {"padding": ["right"]}, "expect": {"samebits": "holds"}}]})",
+      "tests/padded_determinism.json");
+  try {
+    validate_contract(c, OpRegistry::builtin());
+    FAIL() << "accepted padding without lengths";
+  } catch (const ContractError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("tests/padded_determinism.json"), std::string::npos) << what;
+    EXPECT_NE(what.find("padding and lengths together"), std::string::npos) << what;
+  }
+}
 
 }  // namespace
 }  // namespace samebits

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "contracts/file_text.h"
 #include "tests/support/text_files.h"
 
 namespace samebits {
@@ -50,6 +51,24 @@ class AtomicFileTest : public ::testing::Test {
   }
   fs::path dir;
 };
+
+// A .gz name asks for gzip: the file holds gzip data that unpacks to the content, and nothing
+// beside it; any other name gets the bytes as they are.
+TEST_F(AtomicFileTest, AGzNameIsWrittenCompressed) {
+  if (!writes_gzip()) GTEST_SKIP() << "built without zlib";
+  const fs::path target = dir / "report.json.gz";
+  const std::string content = "{\"cases\": [" + std::string(10000, ' ') + "]}\n";
+  write_file_atomically(target.string(), content);
+  const std::string bytes = read_text(target);
+  ASSERT_GE(bytes.size(), 2u);
+  EXPECT_EQ(static_cast<unsigned char>(bytes[0]), 0x1f);
+  EXPECT_EQ(static_cast<unsigned char>(bytes[1]), 0x8b);
+  EXPECT_LT(bytes.size(), content.size() / 10);
+  EXPECT_EQ(read_file_text(target.string(), "the report"), content);
+  EXPECT_EQ(entries(dir), (std::vector<std::string>{"report.json.gz"}));
+  write_file_atomically(target.string(), "");
+  EXPECT_EQ(read_file_text(target.string(), "the report"), "");
+}
 
 TEST_F(AtomicFileTest, WritesTheWholeContent) {
   const fs::path target = dir / "report.json";

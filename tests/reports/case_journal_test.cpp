@@ -1,5 +1,5 @@
-// The journal's fault lines (what `run --isolate` notes for a case whose process died): written and
-// read back, the later of a fault and a case line with the same id counts, bad ones refused.
+// The journal: fault lines (`run --isolate`'s crashed cases) read back, the later line of an id
+// counting, bad ones refused; one writer (its lock), its folder made when missing.
 #include "reports/case_journal.h"
 
 #include <gtest/gtest.h>
@@ -93,6 +93,62 @@ TEST_F(CaseJournalTest, ABadFaultLineIsRefusedWithItsLine) {
   test_support::write_text(path, header + R"({"fault": {"id": 5}})"
                                           "\n");
   EXPECT_THROW(read_journal(path.string()), ContractError);
+}
+
+// One writer a journal: a second lock, even from this process, is refused naming the option and
+// the path; once the first ends, the next is taken.
+TEST_F(CaseJournalTest, ASecondLockIsRefusedUntilTheFirstEnds) {
+  {
+    const JournalLock first(path.string(), "--journal");
+    try {
+      const JournalLock second(path.string(), "--journal");
+      FAIL() << "two locks on one journal";
+    } catch (const ContractError& e) {
+      EXPECT_NE(std::string(e.what()).find("--journal " + path.string() +
+                                           ": another samebits run is writing this journal"),
+                std::string::npos)
+          << e.what();
+    }
+    CaseJournal j(path.string(), JournalHeader{"digest", 7, "cpu", 3}, false);
+    j.append(held("a"));
+  }
+  EXPECT_NO_THROW(JournalLock(path.string(), "--journal"));
+  EXPECT_EQ(read_journal(path.string()).cases.size(), 1u) << "a lock leaves a written journal";
+}
+
+// A lock that made the journal and saw nothing written (the run was refused before its first
+// case) removes it again; a journal that was there stays.
+TEST_F(CaseJournalTest, AnEmptyJournalTheLockMadeIsRemoved) {
+  { const JournalLock lock(path.string(), "--journal"); }
+  EXPECT_FALSE(fs::exists(path));
+  test_support::write_text(path, "");
+  { const JournalLock lock(path.string(), "--journal"); }
+  EXPECT_TRUE(fs::exists(path));
+}
+
+// The journal's folder is made when missing: --report or --journal into a folder not there yet.
+TEST_F(CaseJournalTest, TheJournalsFolderIsMade) {
+  const fs::path nested = path / "a" / "b.journal";
+  {
+    const JournalLock lock(nested.string(), "--journal");
+    CaseJournal j(nested.string(), JournalHeader{"digest", 7, "cpu", 3}, false);
+    j.append(held("a"));
+  }
+  EXPECT_EQ(read_journal(nested.string()).cases.size(), 1u);
+  fs::remove_all(path);
+}
+
+// A new journal empties the file only once it is open; the lock's holder decides who may.
+TEST_F(CaseJournalTest, ANewJournalReplacesAnOldOne) {
+  {
+    CaseJournal j(path.string(), JournalHeader{"old", 7, "cpu", 3}, false);
+    j.append(held("a"));
+    j.append(held("b"));
+  }
+  { CaseJournal j(path.string(), JournalHeader{"new", 7, "cpu", 3}, false); }
+  const JournalContents in = read_journal(path.string());
+  EXPECT_EQ(in.header.plan_sha256, "new");
+  EXPECT_TRUE(in.cases.empty());
 }
 
 }  // namespace

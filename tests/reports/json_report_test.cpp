@@ -1,5 +1,6 @@
-// The JSON report: schema and version first, fixed key order at every level, non-finite numbers
-// as strings so the file stays valid JSON, and the terminal summary with surprises first.
+// The JSON report: schema and version first, fixed key order at every level, defaults and what
+// the bits say left out, non-finite numbers as strings so the file stays valid JSON, and the
+// terminal summary with surprises first.
 #include "reports/json_report.h"
 
 #include <gtest/gtest.h>
@@ -15,7 +16,10 @@
 #include <string>
 #include <vector>
 
+#include "contracts/file_text.h"
+#include "reports/atomic_file.h"
 #include "reports/outcome.h"
+#include "reports/report_reader.h"
 #include "reports/report_writer.h"
 
 namespace samebits {
@@ -91,7 +95,8 @@ TEST(JsonReport, SchemaAndVersionComeFirst) {
   const Json j = report_to_json(sample_report());
   EXPECT_EQ(keys(j), (std::vector<std::string>{"schema", "schema_version", "created", "tool",
                                                "command", "settings", "environment", "contracts",
-                                               "summary", "checks", "kernel_names", "cases"}));
+                                               "summary", "checks", "kernel_names",
+                                               "kernel_launches", "property_names", "cases"}));
   EXPECT_EQ(j["schema"], "samebits.report");
   EXPECT_EQ(j["schema_version"], kReportSchemaVersion);
   EXPECT_TRUE(std::regex_match(std::string(kReportSchemaVersion), std::regex(R"(\d+\.\d+\.\d+)")))
@@ -99,21 +104,59 @@ TEST(JsonReport, SchemaAndVersionComeFirst) {
 }
 
 TEST(JsonReport, CaseKeyOrder) {
-  const Json j = report_to_json(sample_report());
-  EXPECT_EQ(keys(j["cases"][0]),
-            (std::vector<std::string>{"id", "contract", "check", "kind", "impl", "device", "params",
-                                      "seed", "verdict", "expected", "expected_from", "baseline",
-                                      "variant", "comparison", "outputs", "duration_ms"}));
+  Report r = sample_report();
+  CaseResult& c = r.cases[0];
+  c.expected_from = ExpectationSource::observation;
+  c.observed_on = "xeon";
+  c.reason = "why";
+  c.comparison.mode = CompareMode::ulp;
+  c.baseline_kernels = {KernelLaunch{"k", {1, 1, 1}, {32, 1, 1}, 8, 0, 0, 1, 10}};
+  c.variant_kernels = c.baseline_kernels;
+  c.baseline_properties = {{"N", 3}};
+  c.variant_properties = {{"N", 3}};
+  const Json j = report_to_json(r);
+  EXPECT_EQ(keys(j["cases"][0]), (std::vector<std::string>{"id",
+                                                           "contract",
+                                                           "check",
+                                                           "kind",
+                                                           "impl",
+                                                           "device",
+                                                           "params",
+                                                           "seed",
+                                                           "verdict",
+                                                           "expected",
+                                                           "expected_from",
+                                                           "observed_on",
+                                                           "reason",
+                                                           "baseline",
+                                                           "variant",
+                                                           "comparison",
+                                                           "outputs",
+                                                           "baseline_kernels",
+                                                           "variant_kernels",
+                                                           "baseline_properties",
+                                                           "variant_properties",
+                                                           "duration_ms"}));
   EXPECT_EQ(keys(j["cases"][0]["outputs"][0]),
             (std::vector<std::string>{"name", "baseline_sha256", "variant_sha256", "diff"}));
 }
 
+// Every diff field away from its default, in order; a mismatch whose bits do not give its values.
 TEST(JsonReport, DiffAndMismatchKeyOrder) {
-  const Json diff = report_to_json(sample_report())["cases"][0]["outputs"][0]["diff"];
-  EXPECT_EQ(keys(diff), (std::vector<std::string>{
-                            "mode", "dtype", "shape", "numel", "mismatched", "mismatch_fraction",
-                            "within", "max_abs_error", "max_rel_error", "max_ulp",
-                            "nonfinite_mismatches", "ulp_histogram", "first_mismatches"}));
+  DiffStats d = violated_case().outputs[0].diff;
+  d.mode = CompareMode::allclose;
+  d.max_rel_error = 0.5;
+  d.nonfinite_mismatches = 1;
+  d.tolerance = "rtol=0 atol=0";
+  d.first_mismatches[0].baseline = 2.0;  // not what 0x3f800000 says
+  d.first_mismatches[0].variant = 3.0;
+  d.first_mismatches[0].ulp = 7;
+  const Json diff = d;
+  EXPECT_EQ(keys(diff),
+            (std::vector<std::string>{"mode", "dtype", "shape", "numel", "mismatched",
+                                      "mismatch_fraction", "within", "max_abs_error",
+                                      "max_rel_error", "max_ulp", "nonfinite_mismatches",
+                                      "ulp_histogram", "first_mismatches", "tolerance"}));
   EXPECT_EQ(keys(diff["first_mismatches"][0]),
             (std::vector<std::string>{"index", "baseline", "variant", "baseline_bits",
                                       "variant_bits", "ulp"}));
@@ -146,7 +189,7 @@ TEST(JsonReport, EvidenceValues) {
   EXPECT_NE(static_cast<std::uint64_t>(static_cast<double>(0xfedcba9876543210ULL)),
             0xfedcba9876543210ULL)
       << "as a double the seed would lose bits";
-  EXPECT_EQ(c["comparison"], Json::parse(R"({"mode": "bitwise"})"));
+  EXPECT_FALSE(c.contains("comparison")) << "bitwise and nothing else: the default";
   EXPECT_EQ(c["kind"], "determinism");
   EXPECT_EQ(c["expected"], "holds");
   EXPECT_EQ(c["verdict"], "violated");
@@ -154,18 +197,24 @@ TEST(JsonReport, EvidenceValues) {
   EXPECT_EQ(m["index"], Json::parse("[1, 2]"));
   EXPECT_EQ(m["baseline_bits"], "0x3f800000");
   EXPECT_EQ(m["variant_bits"], "0x3f800001");
-  EXPECT_EQ(m["ulp"], 1);
+  EXPECT_FALSE(m.contains("ulp")) << "0x3f800000 and 0x3f800001 are 1 ULP apart";
   EXPECT_EQ(j["checks"][0]["outcome"], "unexpected_violation");
   EXPECT_EQ(j["summary"]["exit_code"], 1);
 }
 
-TEST(JsonReport, AbsentUlpsAreNull) {
+// No max ULP (a non-finite pair differs): left out, the default. A mismatch's absent ULP that its
+// bits would give: null, so the reader does not take the bits' word for it.
+TEST(JsonReport, AbsentUlps) {
   CaseResult c = violated_case();
   c.outputs[0].diff.max_ulp.reset();
   c.outputs[0].diff.first_mismatches[0].ulp.reset();
-  const Json j = diff_to_json(c.outputs[0].diff);
-  EXPECT_TRUE(j["max_ulp"].is_null());
+  const Json j = c.outputs[0].diff;
+  EXPECT_FALSE(j.contains("max_ulp"));
+  ASSERT_TRUE(j["first_mismatches"][0].contains("ulp"));
   EXPECT_TRUE(j["first_mismatches"][0]["ulp"].is_null());
+  const DiffStats back = j.get<DiffStats>();
+  EXPECT_FALSE(back.max_ulp.has_value());
+  EXPECT_FALSE(back.first_mismatches[0].ulp.has_value());
 }
 
 TEST(JsonReport, OptionalCaseFieldsAreLeftOut) {
@@ -273,29 +322,24 @@ TEST(ConsoleSummary, SurprisesFirstThenTheTotals) {
   EXPECT_NE(text.find("exit 1"), std::string::npos) << text;
 }
 
-// Kernel names appear once in kernel_names; each case's launches point at them by index.
-TEST(JsonReport, KernelNamesAreListedOnceAndReferencedById) {
-  Report r = sample_report();
-  KernelLaunch reduce;
-  reduce.name = "void at::native::reduce_kernel<128, 4>(...)";
-  reduce.grid = {3, 1, 1};
-  reduce.block = {32, 4, 1};
-  reduce.count = 2;
-  KernelLaunch copy = reduce;
-  copy.name = "copy_kernel";
-  r.cases.at(0).baseline_kernels = {reduce};
-  r.cases.at(0).variant_kernels = {copy, reduce};
-  const Json j = report_to_json(r);
-  ASSERT_EQ(j["kernel_names"].size(), 2u);
-  EXPECT_EQ(j["kernel_names"][0], reduce.name);
-  EXPECT_EQ(j["kernel_names"][1], "copy_kernel");
-  const Json& c = j["cases"][0];
-  EXPECT_EQ(c["baseline_kernels"][0]["name_id"], 0);
-  EXPECT_FALSE(c["baseline_kernels"][0].contains("name"));
-  EXPECT_EQ(c["variant_kernels"][0]["name_id"], 1);
-  EXPECT_EQ(c["variant_kernels"][1]["name_id"], 0);
-  EXPECT_EQ(c["variant_kernels"][1]["count"], 2);
-  EXPECT_EQ(c["variant_kernels"][1]["block"], (std::vector<int>{32, 4, 1}));
+// A report named .json.gz is written as gzip (atomically, like the plain one) and reads back.
+TEST(JsonReportWriter, AGzNameWritesGzip) {
+  if (!writes_gzip()) GTEST_SKIP() << "built without zlib";
+  const std::string plain =
+      ::testing::TempDir() + "samebits_gz_" + std::to_string(::getpid()) + ".json";
+  const std::string gz = plain + ".gz";
+  JsonReportWriter(plain).write(sample_report());
+  JsonReportWriter(gz).write(sample_report());
+  std::ifstream in(gz, std::ios::binary);
+  char magic[2] = {0, 0};
+  in.read(magic, 2);
+  EXPECT_EQ(static_cast<unsigned char>(magic[0]), 0x1f);
+  EXPECT_EQ(static_cast<unsigned char>(magic[1]), 0x8b);
+  EXPECT_EQ(read_file_text(gz, "the report"), read_file_text(plain, "the report"));
+  EXPECT_LT(std::filesystem::file_size(gz), std::filesystem::file_size(plain));
+  EXPECT_EQ(report_to_json(read_report_file(gz)), report_to_json(sample_report()));
+  std::remove(plain.c_str());
+  std::remove(gz.c_str());
 }
 
 // The rendered text parses back to the same document, one case per line, and a message that is not

@@ -24,7 +24,7 @@ int main(int argc, char** argv) {
     const std::string json = argc == 3 ? std::string(argv[2]) : out + "/report.json";
     if (argc == 2) samebits::JsonReportWriter(json).write(report);
     samebits::HtmlReportWriter(out + "/report.html", json).write(report);
-    samebits::MarkdownReportWriter(out + "/report.md").write(report);
+    samebits::MarkdownReportWriter(out + "/report.md", json).write(report);
     samebits::JunitReportWriter(out + "/report.junit.xml", json).write(report);
     if (argc == 2) {
       const samebits::Report hostile = samebits::with_hostile_names(report);

@@ -1,9 +1,11 @@
 // Comparing a run with an earlier one: verdict changes (a subset that missed an earlier violation
-// is not one), drift case by case and output by output, and the platform differences named.
+// is not one), drift case by case and output by output, the platform differences named, and the
+// drift of cases known to vary reported apart, without gating.
 #include "reports/run_comparison.h"
 
 #include <gtest/gtest.h>
 
+#include "reports/baseline_writer.h"
 #include "reports/outcome.h"
 
 namespace samebits {
@@ -14,6 +16,7 @@ CaseResult case_of(const std::string& check, int n, Verdict v, const std::string
   c.id = "sum/" + check + "/aten/cpu/N=" + std::to_string(n);
   c.contract = "sum";
   c.check = check;
+  c.kind = check == "determinism" ? CheckKind::determinism : CheckKind::layout_invariance;
   c.impl = "aten";
   c.device = "cpu";
   c.verdict = v;
@@ -102,6 +105,97 @@ TEST(RunComparison, AnotherPlatformIsNamedFieldByField) {
   EXPECT_FALSE(c.gates(true));
   EXPECT_NE(comparison_text(c).find("recorded on another platform (torch: 2.11.0 there"),
             std::string::npos);
+}
+
+// An implementation whose determinism check was violated: every case of it is recorded as varying,
+// and its drift is listed apart and does not gate --fail-on-drift. Negative control: the same
+// drift against a baseline where the implementation was deterministic gates.
+TEST(RunComparison, DriftOfAVaryingImplementationDoesNotGate) {
+  const Report flaky = run({case_of("determinism", 1, Verdict::holds, "1"),
+                            case_of("determinism", 2, Verdict::violated, "2"),
+                            case_of("layout", 1, Verdict::holds, "3"),
+                            case_of("layout", 2, Verdict::violated, "4")});
+  const Baseline varying = baseline_of(flaky, "base");
+  for (const auto& [id, record] : varying.cases) EXPECT_TRUE(record.varies) << id;
+  const Report now = run({case_of("determinism", 1, Verdict::holds, "1"),
+                          case_of("determinism", 2, Verdict::violated, "2"),
+                          case_of("layout", 1, Verdict::holds, "other bits"),
+                          case_of("layout", 2, Verdict::violated, "4")});
+  const RunComparison c = compare_runs(varying, now, "now");
+  EXPECT_TRUE(c.drift.empty());
+  ASSERT_EQ(c.varied.size(), 1u);
+  EXPECT_EQ(c.varied[0].id, "sum/layout/aten/cpu/N=1");
+  EXPECT_FALSE(c.gates(true));
+  EXPECT_NE(comparison_text(c).find("VARIES   sum/layout/aten/cpu/N=1: outputs values"),
+            std::string::npos)
+      << comparison_text(c);
+  EXPECT_EQ(run_comparison_to_json(c)["varied"][0]["id"], "sum/layout/aten/cpu/N=1");
+
+  Report deterministic = flaky;
+  deterministic.cases[1].verdict = Verdict::holds;
+  deterministic.checks = judge_checks(deterministic.cases, {});
+  const Baseline steady = baseline_of(deterministic, "base");
+  for (const auto& [id, record] : steady.cases) EXPECT_FALSE(record.varies) << id;
+  Report steady_now = now;
+  steady_now.cases[1].verdict = Verdict::holds;
+  steady_now.checks = judge_checks(steady_now.cases, {});
+  const RunComparison gated = compare_runs(steady, steady_now, "now");
+  ASSERT_EQ(gated.drift.size(), 1u);
+  EXPECT_TRUE(gated.varied.empty());
+  EXPECT_TRUE(gated.gates(true));
+}
+
+// A second run's other digests mark the case varying (add_run), the mark survives the file
+// (baseline_to_json, parse_baseline), and a file of 1.1 (also_seen, no mark) reads as varying.
+TEST(RunComparison, OtherDigestsInAnotherRunMarkTheCaseVarying) {
+  Baseline b = baseline_of(earlier(), "base");
+  Report second = earlier();
+  second.cases[2].outputs[0].variant_sha256 = "v-second";
+  EXPECT_EQ(add_run(b, second, "second"), std::vector<std::string>{second.cases[2].id});
+  EXPECT_TRUE(b.cases.at(second.cases[2].id).varies);
+  EXPECT_FALSE(b.cases.at(second.cases[0].id).varies);
+
+  const Json written = baseline_to_json(b);
+  EXPECT_EQ(written["schema_version"], kBaselineSchemaVersion);
+  EXPECT_EQ(written["cases"][second.cases[2].id]["varies"], true);
+  EXPECT_FALSE(written["cases"][second.cases[0].id].contains("varies"));
+  const Baseline read = parse_baseline(render_baseline(written), "written.json");
+  EXPECT_TRUE(read.cases.at(second.cases[2].id).varies);
+  EXPECT_FALSE(read.cases.at(second.cases[0].id).varies);
+
+  Json older = written;
+  older["schema_version"] = "1.1.0";
+  older["cases"][second.cases[2].id].erase("varies");
+  EXPECT_TRUE(parse_baseline(older.dump(), "older.json").cases.at(second.cases[2].id).varies);
+  older["cases"][second.cases[2].id]["varies"] = "yes";
+  try {
+    parse_baseline(older.dump(), "older.json");
+    ADD_FAILURE() << "a varies mark that is not a boolean was accepted";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("varies"), std::string::npos) << e.what();
+  }
+}
+
+// `baseline update` of a rerun whose bits the baseline already knows keeps the case's record,
+// its mark and its other digests; other bits replace them, and a varying case stays varying while a
+// steady one stays steady.
+TEST(RunComparison, AnUpdateKeepsTheRecordOfKnownBits) {
+  Baseline b = baseline_of(earlier(), "base");
+  Report second = earlier();
+  second.cases[2].outputs[0].variant_sha256 = "v-second";
+  add_run(b, second, "second");
+  const std::string id = second.cases[2].id;
+  EXPECT_TRUE(replace_from(b, second, "rerun").empty());
+  EXPECT_TRUE(b.cases.at(id).varies);
+  EXPECT_EQ(b.cases.at(id).also_seen.size(), 1u);
+  second.cases[2].outputs[0].variant_sha256 = "v-third";
+  second.cases[0].outputs[0].variant_sha256 = "v-other";
+  EXPECT_EQ(replace_from(b, second, "rerun"),
+            (std::vector<std::string>{second.cases[0].id, id}));
+  EXPECT_TRUE(b.cases.at(id).varies);
+  EXPECT_TRUE(b.cases.at(id).also_seen.empty());
+  EXPECT_EQ(b.cases.at(id).outputs[0].variant_sha256, "v-third");
+  EXPECT_FALSE(b.cases.at(second.cases[0].id).varies);
 }
 
 }  // namespace

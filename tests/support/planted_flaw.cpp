@@ -25,14 +25,21 @@ at::Tensor moved(const at::Tensor& t) {
 
 class PlantedFlaw final : public Op {
  public:
-  PlantedFlaw(std::unique_ptr<Op> inner, CheckKind flaw, std::string against)
-      : inner_(std::move(inner)), flaw_(flaw), against_(std::move(against)) {}
+  PlantedFlaw(std::unique_ptr<Op> inner, CheckKind flaw, std::string against,
+              std::optional<std::string> only_output)
+      : inner_(std::move(inner)),
+        flaw_(flaw),
+        against_(std::move(against)),
+        only_output_(std::move(only_output)) {}
 
   std::string name() const override { return inner_->name(); }
   std::string description() const override { return inner_->description() + " (flawed)"; }
   std::vector<ImplSpec> implementations() const override { return inner_->implementations(); }
   std::vector<AxisSpec> axes() const override { return inner_->axes(); }
   std::vector<std::string> outputs() const override { return inner_->outputs(); }
+  std::vector<std::string> impl_outputs(const std::string& impl) const override {
+    return inner_->impl_outputs(impl);
+  }
   std::vector<CheckKind> checks() const override { return inner_->checks(); }
   std::vector<LayoutKind> layouts() const override { return inner_->layouts(); }
   std::vector<PaddingMode> paddings() const override { return inner_->paddings(); }
@@ -63,7 +70,9 @@ class PlantedFlaw final : public Op {
     const bool repeat = calls_++ % 2 == 1;
     for (std::size_t i = 0; i < out.size(); ++i) {
       if (!applies(r, i, repeat)) continue;
-      for (auto& o : out[i]) o.value = moved(o.value);
+      for (auto& o : out[i]) {
+        if (!only_output_ || o.name == *only_output_) o.value = moved(o.value);
+      }
     }
     return out;
   }
@@ -86,14 +95,16 @@ class PlantedFlaw final : public Op {
   std::unique_ptr<Op> inner_;
   CheckKind flaw_;
   std::string against_;
+  std::optional<std::string> only_output_;
   mutable std::size_t calls_ = 0;  // cases run one after another, each calling run() in turn
 };
 
 }  // namespace
 
 std::unique_ptr<Op> make_planted_flaw(std::unique_ptr<Op> inner, CheckKind flaw,
-                                      std::string against) {
-  return std::make_unique<PlantedFlaw>(std::move(inner), flaw, std::move(against));
+                                      std::string against, std::optional<std::string> only_output) {
+  return std::make_unique<PlantedFlaw>(std::move(inner), flaw, std::move(against),
+                                       std::move(only_output));
 }
 
 }  // namespace samebits

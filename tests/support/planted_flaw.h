@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "harness/op.h"
@@ -19,7 +20,10 @@ namespace samebits {
 //   chunking_invariance  chunked requests
 //   equivalence          requests of any implementation but `against`
 //   reference            every run() (never the float64 reference)
+// With `only_output`, that output alone changes (sdpa's "lse": a kernel whose log-sum-exp moves
+// while its out keeps its bits); the others keep theirs.
 std::unique_ptr<Op> make_planted_flaw(std::unique_ptr<Op> inner, CheckKind flaw,
-                                      std::string against = "");
+                                      std::string against = "",
+                                      std::optional<std::string> only_output = std::nullopt);
 
 }  // namespace samebits
