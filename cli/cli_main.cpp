@@ -35,8 +35,8 @@ constexpr const char* kFooter = R"(Exit codes:
      says exit 3 too); the other cases still ran and the report says which (a case that broke
      the CUDA context ends a run without --isolate, and the report names it)
 
-Reports: `run` writes samebits-report.json and `sweep` samebits-sweep.json in the current folder
-unless --report says otherwise; a report names its contracts, environment and every case, and
+Reports: `run` writes samebits-report.json and `sweep` samebits-sweep.json.gz (gzipped: a sweep
+holds thousands of cases) in the current folder unless --report says otherwise; a report names its contracts, environment and every case, and
 `samebits run REPORT --case ID` reruns any of its cases with the same inputs.
 `samebits list` shows each op's axes and defaults, `samebits SUBCOMMAND --help` its options.)";
 

@@ -15,6 +15,7 @@
 #include "cli/isolated_child.h"
 #include "cli/console_options.h"
 #include "cli/isolated_run.h"
+#include "cli/jobs_option.h"
 #include "cli/render_options.h"
 #include "cli/report_output.h"
 #include "cli/seed_option.h"
@@ -43,6 +44,7 @@ struct RunOptions {
   std::string report = "samebits-report.json";
   bool dry_run = false;
   std::string capture = "auto";
+  std::string jobs = "auto";
   std::vector<std::string> observations;
   std::string baseline;
   bool fail_on_drift = false;
@@ -215,6 +217,7 @@ int run(const RunOptions& o, const std::vector<std::string>& argv) {
   request.selection = {o.filter, o.case_id, shard.index, shard.count};
   request.seed = o.seed;
   request.capture = o.capture;
+  request.jobs = jobs_from_text(o.jobs);
   request.progress = true;  // a bar on a terminal, lines elsewhere (harness/progress.h)
   request.command = without_isolation_options(argv);
   request.named = o.contracts;
@@ -343,6 +346,7 @@ std::shared_ptr<int> setup_run_command(CLI::App& app, int argc, char** argv) {
                   "record the CUDA kernels each case launched (CUPTI): auto (on CUDA when CUPTI is "
                   "free), on (fail if it cannot), off")
       ->check(CLI::IsMember({"auto", "on", "off"}));
+  add_jobs_option(*cmd, options->jobs);
   cmd->add_flag("--isolate", options->isolate,
                 "run the cases in child processes: a case that crashes (a signal, an illegal "
                 "memory access) is recorded as crashed, one past --case-timeout as timed_out, and "

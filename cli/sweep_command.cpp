@@ -7,6 +7,7 @@
 
 #include "cli/command_ops.h"
 #include "cli/commands.h"
+#include "cli/jobs_option.h"
 #include "cli/report_output.h"
 #include "cli/seed_option.h"
 #include "cli/sweep_contract.h"
@@ -25,8 +26,9 @@ struct SweepOptions {
   std::string layouts = "contiguous";
   std::string device = "auto";
   std::uint64_t seed = 0;
-  std::string report = "samebits-sweep.json";
+  std::string report = "samebits-sweep.json.gz";
   std::string capture = "auto";
+  std::string jobs = "auto";
   bool grid = false;
   bool print_contract = false;
 };
@@ -63,6 +65,7 @@ int sweep(SweepOptions o, const std::vector<std::string>& argv) {
   request.device = o.device;
   request.seed = o.seed;
   request.capture = o.capture;
+  request.jobs = jobs_from_text(o.jobs);
   request.record_properties = true;
   request.progress = stderr_is_terminal();
   request.command = argv;
@@ -120,9 +123,10 @@ std::shared_ptr<int> setup_sweep_command(CLI::App& app, int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
   cmd->add_option("--seed", o->seed, "seed of the inputs (default 0)")->check(seed_validator());
   cmd->add_option("--report", o->report,
-                  "where to write the JSON report (default: samebits-sweep.json here)");
+                  "where to write the JSON report (default: samebits-sweep.json.gz here; a name ending in .gz is written gzipped)");
   cmd->add_option("--capture", o->capture, "kernel capture: auto, on, off")
       ->check(CLI::IsMember({"auto", "on", "off"}));
+  add_jobs_option(*cmd, o->jobs);
   cmd->add_flag("--signature-grid", o->grid, "count grid sizes as part of a kernel signature");
   cmd->add_flag("--print-contract", o->print_contract,
                 "print the contract this sweep runs (to keep, edit or `samebits run`) and exit");

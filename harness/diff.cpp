@@ -7,6 +7,8 @@
 #include <fmt/ranges.h>
 
 #include <cmath>
+#include <cstring>
+#include <future>
 #include <limits>
 #include <optional>
 #include <stdexcept>
@@ -60,25 +62,41 @@ std::string hex_bits(std::uint64_t bits, int width) {
   return fmt::format("0x{:0{}x}", bits, width / 4);
 }
 
-// Histogram over finite pairs: exact, 1, 2-3, 4-15, 16-255, 256-65535, 65536 and more.
-std::vector<std::pair<std::string, std::int64_t>> ulp_histogram(const at::Tensor& dist,
-                                                                const at::Tensor& finite) {
-  static const std::vector<std::pair<std::string, std::pair<std::int64_t, std::int64_t>>> buckets =
-      {{"0", {0, 0}},
-       {"1", {1, 1}},
-       {"2-3", {2, 3}},
-       {"4-15", {4, 15}},
-       {"16-255", {16, 255}},
-       {"256-65535", {256, 65535}},
-       {">=65536", {65536, std::numeric_limits<std::int64_t>::max()}}};
-  std::vector<std::pair<std::string, std::int64_t>> out;
-  for (const auto& [label, range] : buckets) {
-    const at::Tensor in =
-        finite.logical_and(dist.ge(range.first)).logical_and(dist.le(range.second));
-    out.emplace_back(label, in.sum().item<std::int64_t>());
-  }
+// Histogram over finite pairs: exact, 1, 2-3, 4-15, 16-255, 256-65535, 65536 and more; one
+// int64 count per bucket of ulp_bucket_labels(), left on the device.
+std::vector<at::Tensor> ulp_histogram(const at::Tensor& dist, const at::Tensor& finite) {
+  static const std::vector<std::pair<std::int64_t, std::int64_t>> ranges = {
+      {0, 0},     {1, 1},         {2, 3}, {4, 15}, {16, 255}, {256, 65535},
+      {65536, std::numeric_limits<std::int64_t>::max()}};
+  std::vector<at::Tensor> out;
+  for (const auto& [low, high] : ranges)
+    out.push_back(finite.logical_and(dist.ge(low)).logical_and(dist.le(high)).sum());
   return out;
 }
+
+// An element's raw bits (floating) or value (integers, bool) as int64, to travel to the host in
+// one tensor with the rest of the evidence.
+at::Tensor bits_as_long(const at::Tensor& t) {
+  return at::isFloatingType(t.scalar_type()) ? raw_bits(t).to(at::kLong) : t.to(at::kLong);
+}
+
+// What bits_as_long gave, printed as element_bits prints it.
+std::string bits_text(std::int64_t bits, at::ScalarType dtype) {
+  if (!at::isFloatingType(dtype)) return std::to_string(bits);
+  const int w = bit_width(dtype);
+  auto u = static_cast<std::uint64_t>(bits);
+  if (w < 64) u &= (std::uint64_t{1} << w) - 1;
+  return hex_bits(u, w);
+}
+
+double double_of_bits(std::int64_t bits) {
+  double d = 0;
+  std::memcpy(&d, &bits, sizeof d);
+  return d;
+}
+
+// A float64 scalar tensor's bits as int64, so it can share one copy with integer counts.
+at::Tensor double_bits(const at::Tensor& scalar) { return scalar.to(at::kDouble).view(at::kLong); }
 
 }  // namespace
 
@@ -122,14 +140,62 @@ std::string element_bits(const at::Tensor& t, std::int64_t flat_index) {
   return hex_bits(bits, w);
 }
 
-std::string tensor_sha256(const at::Tensor& t) {
-  const at::Tensor host = t.contiguous().cpu();
+namespace {
+
+// The digest of a tensor `like` whose contiguous bytes are at `data`.
+std::string digest_of(const at::Tensor& like, const void* data, std::size_t bytes) {
   Sha256 h;
   const std::string header =
-      fmt::format("{}[{}]", dtype_name(host.scalar_type()), fmt::join(host.sizes(), ","));
+      fmt::format("{}[{}]", dtype_name(like.scalar_type()), fmt::join(like.sizes(), ","));
   h.update(header.data(), header.size());
-  h.update(host.data_ptr(), host.numel() * host.element_size());
+  h.update(data, bytes);
   return h.hex();
+}
+
+std::size_t byte_count(const at::Tensor& t) {
+  return static_cast<std::size_t>(t.numel()) * t.element_size();
+}
+
+}  // namespace
+
+std::string tensor_sha256(const at::Tensor& t) {
+  const at::Tensor host = t.contiguous().cpu();
+  return digest_of(host, host.data_ptr(), byte_count(host));
+}
+
+std::optional<std::pair<at::Tensor, at::Tensor>> small_pair_on_host(const at::Tensor& a,
+                                                                   const at::Tensor& b) {
+  if (a.device() != b.device() || a.device().is_cpu() || a.scalar_type() != b.scalar_type())
+    return std::nullopt;
+  const std::int64_t na = a.numel();
+  if ((na + b.numel()) * static_cast<std::int64_t>(a.element_size()) > kHostCompareBytes)
+    return std::nullopt;
+  const at::Tensor host = at::cat({a.reshape({-1}), b.reshape({-1})}).cpu();
+  return std::make_pair(host.narrow(0, 0, na).view(a.sizes()),
+                        host.narrow(0, na, b.numel()).view(b.sizes()));
+}
+
+std::pair<std::string, std::string> tensor_sha256_pair(const at::Tensor& a, const at::Tensor& b) {
+  const at::Tensor ca = a.contiguous();
+  const at::Tensor cb = b.contiguous();
+  if (ca.device() == cb.device() && !ca.device().is_cpu()) {
+    // Both sides' bytes in one copy: one synchronization instead of two.
+    const at::Tensor host =
+        at::cat({ca.reshape({-1}).view(at::kByte), cb.reshape({-1}).view(at::kByte)}).cpu();
+    const auto* bytes = static_cast<const std::uint8_t*>(host.data_ptr());
+    return {digest_of(ca, bytes, byte_count(ca)),
+            digest_of(cb, bytes + byte_count(ca), byte_count(cb))};
+  }
+  const at::Tensor ha = ca.cpu();
+  const at::Tensor hb = cb.cpu();
+  // Large outputs hash on two threads (SHA-256 runs at a few hundred MB/s to a few GB/s).
+  if (byte_count(ha) + byte_count(hb) >= (std::size_t{8} << 20)) {
+    auto first =
+        std::async(std::launch::async, [&ha] { return digest_of(ha, ha.data_ptr(), byte_count(ha)); });
+    std::string second = digest_of(hb, hb.data_ptr(), byte_count(hb));
+    return {first.get(), std::move(second)};
+  }
+  return {digest_of(ha, ha.data_ptr(), byte_count(ha)), digest_of(hb, hb.data_ptr(), byte_count(hb))};
 }
 
 namespace {
@@ -218,8 +284,15 @@ DiffStats compare_tensors_general(const at::Tensor& baseline_in, const at::Tenso
   d.shape.assign(variant_in.sizes().begin(), variant_in.sizes().end());
   d.numel = v.numel();
 
+  // Every count and extreme goes into `scalars` (int64; doubles by their bits) and travels to the
+  // host in one copy: one synchronization, where each on its own took one.
   at::Tensor mismatch;
+  std::vector<at::Tensor> scalars;
+  const auto max_or_zero = [&](const at::Tensor& t) {
+    return d.numel ? t.max() : at::zeros({}, t.options());  // max() of an empty tensor throws
+  };
   const bool floating = at::isFloatingType(vt);
+  at::Tensor dist;
   if (floating) {
     const at::Tensor b64 = (how.mode == CompareMode::allclose ? b_exact : b).to(at::kDouble);
     const at::Tensor v64 = v.to(at::kDouble);
@@ -238,7 +311,7 @@ DiffStats compare_tensors_general(const at::Tensor& baseline_in, const at::Tenso
             .logical_or(by_bits ? raw_bits(b).eq(raw_bits(v)) : at::zeros_like(both_nan));
     const at::Tensor nonfinite_differs =
         finite.logical_not().logical_and(nonfinite_same.logical_not());
-    const at::Tensor dist = ulp_distance(b, v);
+    dist = ulp_distance(b, v);
     switch (how.mode) {
       case CompareMode::bitwise:
       case CompareMode::indices: mismatch = raw_bits(b).ne(raw_bits(v)); break;
@@ -257,25 +330,28 @@ DiffStats compare_tensors_general(const at::Tensor& baseline_in, const at::Tenso
         break;
       }
     }
-    // max() of an empty tensor throws: empty outputs agree, with no error.
-    d.max_abs_error = d.numel ? abs_err.max().item<double>() : 0.0;
-    d.max_rel_error = d.numel ? rel_err.max().item<double>() : 0.0;
-    d.nonfinite_mismatches = nonfinite_differs.sum().item<std::int64_t>();
-    if (d.nonfinite_mismatches == 0) {
-      d.max_ulp =
-          d.numel ? static_cast<std::uint64_t>(
-                        at::where(finite, dist, at::zeros_like(dist)).max().item<std::int64_t>())
-                  : 0;
-    }
-    d.ulp_histogram = ulp_histogram(dist, finite);
+    scalars = {double_bits(max_or_zero(abs_err)), double_bits(max_or_zero(rel_err)),
+               nonfinite_differs.sum(),
+               max_or_zero(at::where(finite, dist, at::zeros_like(dist)))};
+    for (auto& bucket : ulp_histogram(dist, finite)) scalars.push_back(std::move(bucket));
   } else {
     mismatch = b.ne(v);
-    const at::Tensor diff = (b.to(at::kDouble) - v.to(at::kDouble)).abs();
-    d.max_abs_error = d.numel ? diff.max().item<double>() : 0.0;
+    scalars = {double_bits(max_or_zero((b.to(at::kDouble) - v.to(at::kDouble)).abs()))};
   }
   if (d.numel == 0) mismatch = at::zeros({0}, v.options().dtype(at::kBool));
-
-  d.mismatched = mismatch.sum().item<std::int64_t>();
+  scalars.push_back(mismatch.sum());
+  for (auto& t : scalars) t = t.to(at::kLong).reshape({1});
+  const at::Tensor host = at::cat(scalars).cpu();
+  const std::int64_t* h = host.data_ptr<std::int64_t>();
+  d.max_abs_error = double_of_bits(h[0]);
+  if (floating) {
+    d.max_rel_error = double_of_bits(h[1]);
+    d.nonfinite_mismatches = h[2];
+    if (d.nonfinite_mismatches == 0) d.max_ulp = static_cast<std::uint64_t>(h[3]);
+    const auto& labels = ulp_bucket_labels();
+    for (std::size_t i = 0; i < labels.size(); ++i) d.ulp_histogram.emplace_back(labels[i], h[4 + i]);
+  }
+  d.mismatched = h[host.numel() - 1];
   d.mismatch_fraction =
       d.numel ? static_cast<double>(d.mismatched) / static_cast<double>(d.numel) : 0.0;
   const bool budget = how.max_mismatches.has_value() || how.max_mismatch_fraction.has_value();
@@ -286,22 +362,26 @@ DiffStats compare_tensors_general(const at::Tensor& baseline_in, const at::Tenso
   if (d.mismatched > 0) {
     const at::Tensor where = mismatch.nonzero().reshape({-1}).slice(0, 0, kFirstMismatches);
     // allclose judged against the exact float64 reference: show it, not its rounding (which may
-    // equal the variant); ULPs still count from the rounded reference.
-    const at::Tensor bs =
-        (how.mode == CompareMode::allclose ? b_exact : b).index_select(0, where).cpu();
-    const at::Tensor bs_rounded = b.index_select(0, where).cpu();
-    const at::Tensor vs = v.index_select(0, where).cpu();
-    const at::Tensor idx = where.cpu();
-    const at::Tensor dist = floating ? ulp_distance(bs_rounded, vs) : at::Tensor();
-    for (std::int64_t i = 0; i < idx.numel(); ++i) {
+    // equal the variant); ULPs still count from the rounded reference. One copy brings the
+    // indices, both sides' bits and values, and the ULP distances.
+    const at::Tensor shown = (how.mode == CompareMode::allclose ? b_exact : b).index_select(0, where);
+    const at::Tensor vs = v.index_select(0, where);
+    std::vector<at::Tensor> rows = {where, bits_as_long(shown), bits_as_long(vs),
+                                    shown.to(at::kDouble).view(at::kLong),
+                                    vs.to(at::kDouble).view(at::kLong)};
+    if (floating) rows.push_back(dist.index_select(0, where));
+    const at::Tensor evidence = at::stack(rows).cpu();
+    const std::int64_t n = evidence.size(1);
+    const std::int64_t* e = evidence.data_ptr<std::int64_t>();
+    for (std::int64_t i = 0; i < n; ++i) {
       Mismatch m;
-      m.index = unravel(idx[i].item<std::int64_t>(), variant_in.sizes());
-      m.baseline = bs[i].to(at::kDouble).item<double>();
-      m.variant = vs[i].to(at::kDouble).item<double>();
-      m.baseline_bits = element_bits(bs, i);
-      m.variant_bits = element_bits(vs, i);
+      m.index = unravel(e[i], variant_in.sizes());
+      m.baseline_bits = bits_text(e[n + i], shown.scalar_type());
+      m.variant_bits = bits_text(e[2 * n + i], vt);
+      m.baseline = double_of_bits(e[3 * n + i]);
+      m.variant = double_of_bits(e[4 * n + i]);
       if (floating && std::isfinite(m.baseline) && std::isfinite(m.variant)) {
-        m.ulp = static_cast<std::uint64_t>(dist[i].item<std::int64_t>());
+        m.ulp = static_cast<std::uint64_t>(e[5 * n + i]);
       }
       d.first_mismatches.push_back(std::move(m));
     }

@@ -6,6 +6,8 @@
 #include <ATen/ATen.h>
 
 #include <cstdint>
+#include <optional>
+#include <utility>
 #include <string>
 
 #include "contracts/contract.h"
@@ -37,11 +39,24 @@ DiffStats compare_tensors(const at::Tensor& baseline, const at::Tensor& variant,
 DiffStats compare_tensors_general(const at::Tensor& baseline, const at::Tensor& variant,
                                   const Comparison& how);
 
+// Outputs up to this many bytes (both sides together) are compared and digested on the host.
+inline constexpr std::int64_t kHostCompareBytes = std::int64_t{128} << 10;
+
+// Both sides on the host after one copy, where they live on one GPU, share a dtype and hold at
+// most kHostCompareBytes together: a small output's comparison is then a few host operations
+// instead of tens of kernel launches and copies, and gives the same DiffStats (every step of the
+// comparison is exact or correctly rounded on both devices). Otherwise nothing.
+std::optional<std::pair<at::Tensor, at::Tensor>> small_pair_on_host(const at::Tensor& a,
+                                                                   const at::Tensor& b);
+
 // Hex of one element's bits at its dtype's width ("0x3f800000"); integers print in decimal.
 std::string element_bits(const at::Tensor& t, std::int64_t flat_index);
 
 // SHA-256 of a tensor's logical contents (contiguous, little-endian), with dtype and shape mixed
 // in.
 std::string tensor_sha256(const at::Tensor& t);
+// The digests of two tensors, each as tensor_sha256 gives it, with one copy to the host where both
+// live on one GPU.
+std::pair<std::string, std::string> tensor_sha256_pair(const at::Tensor& a, const at::Tensor& b);
 
 }  // namespace samebits

@@ -9,6 +9,7 @@
 #include <cxxabi.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <map>
@@ -30,10 +31,19 @@ using KernelRecord = CUpti_ActivityKernel9;
 constexpr std::size_t kBufferBytes = 8u << 20;
 
 // CUPTI calls back on its own thread, so everything it fills sits behind one mutex.
+// Records carry the round they arrived in (how many take() calls came before): a record whose pair
+// has not arrived by the end of the next round is dropped.
 struct Collector {
   std::mutex mu;
-  std::unordered_map<std::uint32_t, std::uint64_t> tag_of;       // CUPTI correlation id -> tag
-  std::vector<std::pair<std::uint32_t, KernelLaunch>> launches;  // correlation id, launch
+  std::uint64_t round = 0;
+  // CUPTI correlation id -> tag, round
+  std::unordered_map<std::uint32_t, std::pair<std::uint64_t, std::uint64_t>> tag_of;
+  struct Launch {
+    std::uint32_t correlation;
+    std::uint64_t round;
+    KernelLaunch launch;
+  };
+  std::vector<Launch> launches;
   std::uint64_t dropped = 0;
 };
 
@@ -77,11 +87,11 @@ void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream_id, uint8_t* b
         launch.dynamic_smem = static_cast<std::uint32_t>(k->dynamicSharedMemory);
         launch.count = 1;
         launch.duration_ns = k->end > k->start ? k->end - k->start : 0;
-        c.launches.emplace_back(k->correlationId, std::move(launch));
+        c.launches.push_back({k->correlationId, c.round, std::move(launch)});
       } else if (record->kind == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) {
         const auto* e = reinterpret_cast<const CUpti_ActivityExternalCorrelation*>(record);
         if (e->externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0) {
-          c.tag_of[e->correlationId] = e->externalId;
+          c.tag_of[e->correlationId] = {e->externalId, c.round};
         }
       }
     }
@@ -192,29 +202,42 @@ std::unordered_map<std::uint64_t, std::vector<KernelLaunch>> KernelCapture::take
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   Collector& c = collector();
   std::lock_guard<std::mutex> lock(c.mu);
-  // Merge launches with the same tag, name and shape; keep first-seen order.
-  using Key = std::tuple<std::uint64_t, std::string, std::array<std::uint32_t, 3>,
-                         std::array<std::uint32_t, 3>, std::uint32_t, std::uint32_t, std::uint32_t>;
-  std::map<Key, std::size_t> index;
   std::unordered_map<std::uint64_t, std::vector<KernelLaunch>> by_tag;
-  for (auto& [correlation, launch] : c.launches) {
-    const auto it = c.tag_of.find(correlation);
-    if (it == c.tag_of.end()) continue;  // launched outside every Tag
-    auto& list = by_tag[it->second];
-    const Key key{it->second,       launch.name,        launch.grid,        launch.block,
-                  launch.registers, launch.static_smem, launch.dynamic_smem};
-    const auto found = index.find(key);
-    if (found == index.end()) {
-      index.emplace(key, list.size());
-      list.push_back(launch);
+  std::vector<Collector::Launch> waiting;
+  for (auto& l : c.launches) {
+    const auto it = c.tag_of.find(l.correlation);
+    if (it != c.tag_of.end()) {
+      merge_launches(by_tag[it->second.first], {std::move(l.launch)});
+    } else if (l.round == c.round) {
+      waiting.push_back(std::move(l));  // its tag record may come with the next flush
+    }  // else: launched outside every Tag
+  }
+  c.launches = std::move(waiting);
+  // A tag record stays one round more: a graph launch's kernels share its correlation id, and a
+  // launch on another thread may arrive after this flush.
+  for (auto it = c.tag_of.begin(); it != c.tag_of.end();) {
+    it = it->second.second < c.round ? c.tag_of.erase(it) : std::next(it);
+  }
+  ++c.round;
+  return by_tag;
+}
+
+void merge_launches(std::vector<KernelLaunch>& into, std::vector<KernelLaunch>&& more) {
+  const auto same = [](const KernelLaunch& a, const KernelLaunch& b) {
+    return a.name == b.name && a.grid == b.grid && a.block == b.block &&
+           a.registers == b.registers && a.static_smem == b.static_smem &&
+           a.dynamic_smem == b.dynamic_smem;
+  };
+  for (auto& launch : more) {
+    const auto found = std::find_if(into.begin(), into.end(),
+                                    [&](const KernelLaunch& k) { return same(k, launch); });
+    if (found == into.end()) {
+      into.push_back(std::move(launch));
     } else {
-      list[found->second].count += 1;
-      list[found->second].duration_ns += launch.duration_ns;
+      found->count += launch.count;
+      found->duration_ns += launch.duration_ns;
     }
   }
-  c.launches.clear();
-  c.tag_of.clear();
-  return by_tag;
 }
 
 std::uint64_t KernelCapture::dropped_records() const {

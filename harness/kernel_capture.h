@@ -50,7 +50,8 @@ class KernelCapture {
 
   // Waits for the device, flushes CUPTI's buffers, and hands over every tagged launch recorded
   // since the last call, grouped by tag; identical launches (name and shape) are merged with a
-  // count.
+  // count. Launches made while it runs (other threads) come with a later call: a launch whose tag
+  // record has not arrived yet, or a tag record whose launch has not, waits one call for its pair.
   std::unordered_map<std::uint64_t, std::vector<KernelLaunch>> take();
   // Records CUPTI dropped because its buffers were full (kernels missing from take()).
   std::uint64_t dropped_records() const;
@@ -58,6 +59,10 @@ class KernelCapture {
  private:
   KernelCapture() = default;
 };
+
+// Adds `more` to `into`, merging launches of the same name and shape (counts and durations add);
+// first-seen order.
+void merge_launches(std::vector<KernelLaunch>& into, std::vector<KernelLaunch>&& more);
 
 // Marks the ATen calls an op adapter exists to test, so kernel capture records them and not the
 // copies that build a layout or a padded batch around them. Nested scopes tag once; with no

@@ -94,6 +94,10 @@ class Op {
   // has fewer (sdpa: ATen's SDPA gives no log-sum-exp). A check compares what both sides return.
   virtual std::vector<std::string> impl_outputs(const std::string& impl) const { return outputs(); }
   virtual std::vector<CheckKind> checks() const = 0;
+  // Whether `impl`'s calls must run one at a time on one thread: they switch process-wide state
+  // (ATen's SDPA backend flags) or keep per-thread caches that would be built once per thread
+  // (cuDNN's attention plans). Under --jobs such cases run in plan order on one thread.
+  virtual bool serial(const std::string& impl) const { return false; }
   // Layout kinds besides contiguous that run() honours (strided, offset, padded).
   virtual std::vector<LayoutKind> layouts() const {
     return {LayoutKind::strided, LayoutKind::offset};

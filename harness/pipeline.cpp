@@ -4,12 +4,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <filesystem>
 #include <map>
 #include <memory>
 #include <set>
+#include <thread>
 
 #include "contracts/contract_error.h"
 #include "contracts/digest.h"
@@ -48,6 +50,13 @@ PlannedRun plan_run(const RunRequest& request) {
   for (const auto& c : plan.cases) contracts.insert(c.contract);
   plan.contracts_selected = contracts.size();
   return plan;
+}
+
+int resolve_jobs(int asked, const at::Device& device) {
+  if (asked > 0) return asked;
+  if (!device.is_cuda()) return 1;
+  const int cores = static_cast<int>(std::thread::hardware_concurrency());
+  return std::clamp(cores / 2, 1, 8);
 }
 
 std::string plan_sha256(const RunRequest& request, const PlannedRun& plan) {
@@ -103,6 +112,8 @@ Report execute_run(const RunRequest& request, const PlannedRun& plan) {
   CaptureChoice capture = start_capture(request.capture, plan.device);
   report.settings["kernel_capture"] = capture.state;
   RunnerOptions options;
+  options.jobs = resolve_jobs(request.jobs, plan.device);
+  report.settings["jobs"] = options.jobs;
   options.progress = request.progress;
   options.capture = capture.capture.get();
   options.record_properties = request.record_properties;

@@ -29,6 +29,7 @@ struct RunRequest {
   CaseSelection selection;
   std::uint64_t seed = 0;
   std::string capture = "auto";  // kernel capture: auto, on, off
+  int jobs = 0;                  // cases at once (RunnerOptions::jobs); 0: resolve_jobs decides
   bool progress = false;
   bool record_properties = false;    // keep Op::dispatch_properties per side (sweeps)
   std::vector<std::string> command;  // argv, for the report
@@ -57,6 +58,10 @@ struct PlannedRun {
   std::size_t contracts_selected = 0;  // contracts with at least one selected case
   PlannedCounts planned;               // each check's cases before selection: what is whole
 };
+
+// Cases a run works at once: `asked` when positive; else on CUDA half the host's cores (at most
+// 8: the device, not the host, bounds it beyond that), on the CPU 1 (ATen's threads use the cores).
+int resolve_jobs(int asked, const at::Device& device);
 
 // Chooses the device and plans and selects the cases. Throws ContractError for contracts or a
 // selection that cannot be used, InfrastructureError for a device that is not there.

@@ -1,6 +1,6 @@
-// Runs a planned list of cases on one device, one after another; a case that throws (out of memory,
-// a CUDA error, an op refusing a shape) is recorded and the run goes on, unless its error left the
-// CUDA context unusable: that case is recorded as crashed and the run ends after it.
+// Runs a planned list of cases on one device, several at a time where asked, recorded in plan order;
+// a case that throws (out of memory, a CUDA error, an op refusing a shape) is recorded and the run
+// goes on, unless its error left the CUDA context unusable: the run ends after that case.
 #pragma once
 
 #include <ATen/ATen.h>
@@ -33,6 +33,11 @@ class CaseEvents {
 };
 
 struct RunnerOptions {
+  // Cases worked at once, each on a thread of its own (on CUDA with a stream of its own). Every
+  // case draws its inputs from its own seeds, so its bits are the same as when run alone; results,
+  // journal and progress keep plan order. A case that runs out of memory is run again alone. With
+  // `events` (a child of `run --isolate`): one.
+  int jobs = 1;
   bool progress = false;             // draw a progress bar on stderr
   KernelCapture* capture = nullptr;  // when set, each case records the kernels its sides launched
   bool record_properties = false;    // each case keeps what its sides' kernel choice may follow

@@ -9,6 +9,8 @@
 
 #include <array>
 #include <cstdint>
+#include <mutex>
+#include <shared_mutex>
 #include <stdexcept>
 #include <utility>
 
@@ -19,25 +21,36 @@ namespace samebits {
 namespace {
 
 // Enables only `only` among ATen's SDPA backends for its lifetime (nullopt: leaves the flags as
-// they are) and restores every flag afterwards. The flags are process-wide: cases run one at a
-// time, so no other call sees them.
+// they are) and restores every flag afterwards. The flags are process-wide and cases may run on
+// several threads (--jobs): a call that forces a backend holds the flags alone for the guard's
+// lifetime, calls that leave ATen its choice share them, so no call sees another's flags.
 class OnlyBackendGuard {
  public:
   explicit OnlyBackendGuard(std::optional<at::SDPBackend> only) {
+    if (!only) {
+      shared_ = std::shared_lock<std::shared_mutex>(flags_mutex());  // reads them, changes none
+      return;
+    }
+    exclusive_ = std::unique_lock<std::shared_mutex>(flags_mutex());
     auto& ctx = at::globalContext();
     saved_ = {ctx.userEnabledFlashSDP(), ctx.userEnabledMemEfficientSDP(), ctx.userEnabledMathSDP(),
               ctx.userEnabledCuDNNSDP(), ctx.userEnabledOverrideableSDP()};
-    if (!only) return;
     set({*only == at::SDPBackend::flash_attention, *only == at::SDPBackend::efficient_attention,
          *only == at::SDPBackend::math, *only == at::SDPBackend::cudnn_attention,
          *only == at::SDPBackend::overrideable});
   }
-  ~OnlyBackendGuard() { set(saved_); }
+  ~OnlyBackendGuard() {
+    if (exclusive_.owns_lock()) set(saved_);
+  }
   OnlyBackendGuard(const OnlyBackendGuard&) = delete;
   OnlyBackendGuard& operator=(const OnlyBackendGuard&) = delete;
 
  private:
   using Flags = std::array<bool, 5>;  // flash, efficient, math, cudnn, overrideable
+  static std::shared_mutex& flags_mutex() {
+    static std::shared_mutex m;
+    return m;
+  }
   static void set(const Flags& f) {
     auto& ctx = at::globalContext();
     ctx.setSDPUseFlash(f[0]);
@@ -46,6 +59,8 @@ class OnlyBackendGuard {
     ctx.setSDPUseCuDNN(f[3]);
     ctx.setSDPUseOverrideable(f[4]);
   }
+  std::unique_lock<std::shared_mutex> exclusive_;  // held while a forced call runs
+  std::shared_lock<std::shared_mutex> shared_;     // held while ATen's own choice runs
   Flags saved_{};
 };
 

@@ -91,6 +91,8 @@ class SdpaOp final : public Op {
   std::vector<std::string> outputs() const override { return {kOut, kLse}; }
   // samebits' attention returns the float32 log-sum-exp of each query row beside out; ATen's
   // public SDPA returns out alone.
+  // ATen's SDPA: backend flags are process-wide, cuDNN's plans are cached per thread.
+  bool serial(const std::string& impl) const override { return !find_sdpa_impl(impl).bundled; }
   std::vector<std::string> impl_outputs(const std::string& impl) const override {
     if (find_sdpa_impl(impl).bundled) return {kOut, kLse};
     return {kOut};

@@ -8,6 +8,8 @@
 #include "kernels/attention/attention_warpgroups.h"
 #include "kernels/attention/split_merge.h"
 #include "kernels/attention/tensor_core_tiles.cuh"
+#include "kernels/common/cuda_status.h"
+#include "kernels/common/shared_memory.h"
 
 namespace samebits::kernels {
 namespace {
@@ -265,16 +267,17 @@ Status launch_blocks(const AttentionProblem& p, std::int64_t splits, cudaStream_
       p.border_workspace_floats < x * p.heads / pack * p.sequences * (L::kRunBytes / 4))
     return Status::workspace_too_small;
   const int bytes = L::kTileBytes + (crosses ? L::kRunBytes : 0);
-  if (cudaFuncSetAttribute(attention_tensor_cores<T, D, MT, CG>,
-                           cudaFuncAttributeMaxDynamicSharedMemorySize,
-                           L::kTileBytes + L::kRunBytes) != cudaSuccess)
-    return Status::cuda_error;
+  // Opted in once, to the device's maximum (kernels/common/shared_memory.h): thread-safe, and no
+  // driver call per launch.
+  if (const Status s = allow_dynamic_shared_memory(attention_tensor_cores<T, D, MT, CG>, bytes);
+      s != Status::ok)
+    return s;
   const dim3 grid(static_cast<unsigned>(x), static_cast<unsigned>(p.heads / pack),
                   static_cast<unsigned>(p.sequences));
   attention_tensor_cores<T, D, MT, CG><<<grid, kThreads, bytes, stream>>>(p, pack, q_tiles, splits);
-  if (cudaGetLastError() != cudaSuccess) return Status::cuda_error;
+  if (const Status s = launch_status(); s != Status::ok) return s;
   if (splits > 0) launch_split_merge(p, splits, order::kTensorCoreSplitKeys, stream);
-  return cudaGetLastError() == cudaSuccess ? Status::ok : Status::cuda_error;
+  return launch_status();
 }
 
 template <DType T, int D>

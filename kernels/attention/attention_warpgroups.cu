@@ -8,6 +8,8 @@
 #include "kernels/attention/tensor_core_tiles.cuh"
 #include "kernels/attention/tile_producer.cuh"
 #include "kernels/attention/warpgroup_instructions.cuh"
+#include "kernels/common/cuda_status.h"
+#include "kernels/common/shared_memory.h"
 
 namespace samebits::kernels {
 namespace {
@@ -277,16 +279,18 @@ Status launch(const AttentionProblem& p, int pack, std::int64_t q_tiles, std::in
   using L = WarpgroupTiles<D>;
   const std::int64_t x = q_tiles * (splits > 0 ? splits : 1);
   const int bytes = L::kTileBytes + (crosses ? L::kRunBytes : 0) + kAlign;
-  if (cudaFuncSetAttribute(attention_warpgroups<T, D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                           bytes) != cudaSuccess)
-    return Status::cuda_error;
+  // The opt-in is the device's maximum, set once: setting it to this call's size would race with a
+  // launch of a larger size on another host thread (cudaErrorInvalidValue).
+  if (const Status s = allow_dynamic_shared_memory(attention_warpgroups<T, D>, bytes);
+      s != Status::ok)
+    return s;
   const dim3 grid(static_cast<unsigned>(x), static_cast<unsigned>(p.heads / pack),
                   static_cast<unsigned>(p.sequences));
   attention_warpgroups<T, D><<<grid, kBlockThreads, bytes, stream>>>(
       p, pack, q_tiles, splits, section_pairs(p, pack, splits));
-  if (cudaGetLastError() != cudaSuccess) return Status::cuda_error;
+  if (const Status s = launch_status(); s != Status::ok) return s;
   if (splits > 0) launch_split_merge(p, splits, order::kTensorCoreSplitKeys, stream);
-  return cudaGetLastError() == cudaSuccess ? Status::ok : Status::cuda_error;
+  return launch_status();
 }
 
 }  // namespace

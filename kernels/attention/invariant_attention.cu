@@ -7,6 +7,7 @@
 #include "kernels/attention/invariant_attention.h"
 #include "kernels/attention/invariant_attention_order.h"
 #include "kernels/attention/split_merge.h"
+#include "kernels/common/cuda_status.h"
 
 namespace samebits::kernels {
 namespace {
@@ -274,7 +275,7 @@ Status invariant_attention_exact_cuda(const AttentionProblem& p, cudaStream_t st
   } else {
     launch<DType::f16>(p, row_blocks, splits, stream);
   }
-  return cudaGetLastError() == cudaSuccess ? Status::ok : Status::cuda_error;
+  return launch_status();
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <string>
 
+#include "kernels/common/cuda_status.h"
 #include "kernels/common/status.h"
 
 namespace samebits {
@@ -84,7 +85,8 @@ inline bool collapsible(const at::Tensor& x, std::int64_t begin, std::int64_t en
 inline void check_kernel_status(kernels::Status s, const char* what) {
   TORCH_CHECK(s == kernels::Status::ok, "samebits ", what, " failed: ", kernels::to_string(s),
               s == kernels::Status::cuda_error
-                  ? std::string(": ") + cudaGetErrorString(cudaGetLastError())
+                  ? std::string(": ") + cudaGetErrorName(kernels::last_cuda_error()) + " (" +
+                        cudaGetErrorString(kernels::last_cuda_error()) + ")"
                   : "");
 }
 

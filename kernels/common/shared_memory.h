@@ -9,7 +9,7 @@
 #include <mutex>
 #include <utility>
 
-#include "kernels/common/status.h"
+#include "kernels/common/cuda_status.h"
 
 namespace samebits::kernels {
 
@@ -20,23 +20,24 @@ Status allow_dynamic_shared_memory(Kernel* kernel, std::size_t dynamic_bytes) {
   static std::mutex mutex;
   static std::map<std::pair<const void*, int>, std::size_t> allowed;  // (kernel, device) -> bytes
   int device = 0;
-  if (cudaGetDevice(&device) != cudaSuccess) return Status::cuda_error;
+  if (const cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return cuda_failure(e);
   const auto key = std::make_pair(reinterpret_cast<const void*>(kernel), device);
   const std::lock_guard<std::mutex> lock(mutex);
   auto found = allowed.find(key);
   if (found == allowed.end()) {
     cudaFuncAttributes attributes{};
     int optin = 0;
-    if (cudaFuncGetAttributes(&attributes, kernel) != cudaSuccess ||
-        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) !=
-            cudaSuccess) {
-      return Status::cuda_error;
-    }
+    if (const cudaError_t e = cudaFuncGetAttributes(&attributes, kernel); e != cudaSuccess)
+      return cuda_failure(e);
+    if (const cudaError_t e =
+            cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+        e != cudaSuccess)
+      return cuda_failure(e);
     const int most = optin - static_cast<int>(attributes.sharedSizeBytes);
-    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, most) !=
-        cudaSuccess) {
-      return Status::cuda_error;
-    }
+    if (const cudaError_t e =
+            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, most);
+        e != cudaSuccess)
+      return cuda_failure(e);
     found = allowed.emplace(key, static_cast<std::size_t>(most)).first;
   }
   return dynamic_bytes <= found->second ? Status::ok : Status::invalid_argument;

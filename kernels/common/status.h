@@ -9,7 +9,7 @@ enum class Status {
   invalid_argument,   // a size, stride or pointer the kernel cannot take
   unsupported_dtype,  // an element type the kernel was not built for
   workspace_too_small,
-  cuda_error,  // a launch or CUDA call failed; cudaGetLastError() says which
+  cuda_error,  // a launch or CUDA call failed; last_cuda_error() (cuda_status.h) says which
 };
 
 inline const char* to_string(Status s) {

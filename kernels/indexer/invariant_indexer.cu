@@ -9,6 +9,7 @@
 
 #include <type_traits>
 
+#include "kernels/common/cuda_status.h"
 #include "kernels/common/shared_memory.h"
 #include "kernels/indexer/invariant_indexer.h"
 #include "kernels/indexer/invariant_indexer_order.h"
@@ -166,7 +167,7 @@ Status launch_scores(const IndexerProblem& p, cudaStream_t stream) {
   kernel<<<grid, kThreads, smem, stream>>>(
       static_cast<const In*>(p.q), static_cast<const In*>(p.keys), p.offsets, p.weights, p.q_scale,
       p.k_scale, static_cast<int>(p.head_dim), p.scores);
-  return cudaPeekAtLastError() == cudaSuccess ? Status::ok : Status::cuda_error;
+  return launch_status();
 }
 
 template <typename In>

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kernels/common/cuda_status.h"
 #include "kernels/common/mma_instructions.cuh"
 #include "kernels/common/occupancy.h"
 #include "kernels/common/shared_memory.h"
@@ -224,7 +225,7 @@ Status launch(const IndexerProblem& p, cudaStream_t stream) {
   // As many tiles per block as still leave two waves of blocks (which tiles share a block
   // changes no bit: every key's arithmetic is its own).
   const int resident = resident_blocks(reinterpret_cast<const void*>(kernel), kThreads, smem);
-  if (resident < 1) return Status::cuda_error;
+  if (resident < 1) return cuda_failure(cudaGetLastError());
   const std::int64_t tiles = (p.max_length + kTileKeys - 1) / kTileKeys;
   int tiles_per_block = kMostTilesPerBlock;
   while (tiles_per_block > 1 &&
@@ -237,7 +238,7 @@ Status launch(const IndexerProblem& p, cudaStream_t stream) {
       static_cast<const In*>(p.q), static_cast<const In*>(p.keys), p.offsets, p.weights, p.q_scale,
       p.k_scale, static_cast<int>(p.heads), static_cast<int>(p.head_dim), padded_dim,
       tiles_per_block, p.scores);
-  return cudaPeekAtLastError() == cudaSuccess ? Status::ok : Status::cuda_error;
+  return launch_status();
 }
 
 template <typename In>

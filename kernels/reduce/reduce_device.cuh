@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kernels/common/cuda_status.h"
 #include "kernels/reduce/invariant_reduce.h"
 #include "kernels/reduce/invariant_reduce_order.h"
 
@@ -319,7 +320,7 @@ __device__ __forceinline__ float warp_chunk_sum(const T* x, const Source& src, s
 constexpr std::int64_t kMaxBlocks = 2147483647;  // of a launch's grid, in x
 
 inline Status launched() {
-  return cudaPeekAtLastError() == cudaSuccess ? Status::ok : Status::cuda_error;
+  return launch_status();
 }
 
 // The launches, one per kernel, for element type T: instantiated for float, __half and

@@ -8,6 +8,7 @@
 // only that row: nothing depends on how many rows share the launch or where a row starts.
 #include <cub/block/block_radix_sort.cuh>
 
+#include "kernels/common/cuda_status.h"
 #include "kernels/common/shared_memory.h"
 #include "kernels/topk/bitonic_words.cuh"
 #include "kernels/topk/topk_device.cuh"
@@ -408,7 +409,7 @@ Status radix_select(const TopkProblem& p, cudaStream_t stream) {
   radix_select_kernel<T><<<static_cast<unsigned>(p.rows), kRadixThreads, smem, stream>>>(
       static_cast<const T*>(p.values), rows, p.k, words, cached ? p.max_length : 0,
       static_cast<T*>(p.out_values), p.out_indices);
-  return cudaPeekAtLastError() == cudaSuccess ? Status::ok : Status::cuda_error;
+  return launch_status();
 }
 
 template Status radix_select<float>(const TopkProblem&, cudaStream_t);

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cub/block/block_scan.cuh>
 
+#include "kernels/common/cuda_status.h"
 #include "kernels/common/occupancy.h"
 #include "kernels/topk/bitonic_words.cuh"
 #include "kernels/topk/topk_device.cuh"
@@ -476,16 +477,18 @@ Status split_select(const TopkProblem& p, cudaStream_t stream) {
   // As many blocks as fit at once on the GPU (a cooperative launch's limit), no more than the
   // segments need.
   const int resident = resident_blocks(reinterpret_cast<const void*>(kernel), kThreads, smem);
-  if (resident < 1) return Status::cuda_error;
+  if (resident < 1) return cuda_failure(cudaGetLastError());
   const std::int64_t items = p.rows * w.segments_per_row;
   const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(items, resident));
   auto* out_values = static_cast<T*>(p.out_values);
   std::int64_t* out_indices = p.out_indices;
   std::int64_t k = p.k;
   void* args[] = {&values, &rows, &k, &w, &out_values, &out_indices};
-  if (cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), dim3(blocks),
-                                  dim3(kThreads), args, smem, stream) != cudaSuccess)
-    return Status::cuda_error;
+  if (const cudaError_t e = cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel),
+                                                        dim3(blocks), dim3(kThreads), args, smem,
+                                                        stream);
+      e != cudaSuccess)
+    return cuda_failure(e);
   return Status::ok;
 }
 

@@ -3,6 +3,7 @@
 // maximum are dropped, the k-th key is found one bit at a time with warp counts, and k <= 32 words
 // are sorted by a bitonic network of shuffles. The chosen elements' order (key descending, index
 // ascending) is unique and a row's work reads only that row, whatever the batch.
+#include "kernels/common/cuda_status.h"
 #include "kernels/topk/topk_device.cuh"
 
 namespace samebits::kernels::topk_device {
@@ -171,7 +172,7 @@ Status warp_select(const TopkProblem& p, cudaStream_t stream) {
     launch_rows<T, 32>(p, stream);
   else
     launch_rows<T, 64>(p, stream);
-  return cudaPeekAtLastError() == cudaSuccess ? Status::ok : Status::cuda_error;
+  return launch_status();
 }
 
 template Status warp_select<float>(const TopkProblem&, cudaStream_t);

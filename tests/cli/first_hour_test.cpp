@@ -23,7 +23,7 @@ TEST_F(CliTest, HelpNamesTheExitCodesAndWhereReportsGo) {
   for (const char* expected :
        {"Exit codes:", "  0  every check's outcome as expected", "  1  an unexpected outcome",
         "  2  usage or contract error", "  3  infrastructure error", "samebits-report.json",
-        "samebits-sweep.json", "samebits run REPORT --case ID"}) {
+        "samebits-sweep.json.gz", "samebits run REPORT --case ID"}) {
     EXPECT_NE(r.out.find(expected), std::string::npos) << expected << "\n" << explain(r);
   }
 }

@@ -47,6 +47,21 @@ TEST_F(CliTest, SweepOnTheCpuWritesADispatchSection) {
   EXPECT_NE(r.out.find("same bits at all 8 points"), std::string::npos) << explain(r);
 }
 
+// Without --report a sweep writes samebits-sweep.json.gz here, gzipped, and `show` reads it.
+TEST_F(CliTest, ASweepsDefaultReportIsGzipped) {
+  const std::string command = "cd " + quoted(dir) + " && " + platform_prefix() + "'" + SAMEBITS_CLI +
+                              "' sweep sum --set rows=4 --vary N=5:6 --device cpu >/dev/null 2>&1";
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  const fs::path written = dir / "samebits-sweep.json.gz";
+  ASSERT_TRUE(fs::exists(written)) << command;
+  const std::string bytes = read_text(written);
+  ASSERT_GE(bytes.size(), 2u);
+  EXPECT_EQ(static_cast<unsigned char>(bytes[0]), 0x1f);
+  EXPECT_EQ(static_cast<unsigned char>(bytes[1]), 0x8b);
+  const Result shown = samebits("show " + quoted(written));
+  EXPECT_EQ(shown.exit_code, 0) << explain(shown);
+}
+
 TEST_F(CliTest, SweepOfAnUnknownAxisListsTheAccepted) {
   const Result r = samebits("sweep sum --vary M=1:4 --device cpu --report " + quoted(report));
   EXPECT_EQ(r.exit_code, 2) << explain(r);

@@ -301,6 +301,23 @@ TEST(TensorDigest, FollowsLogicalContentsNotStrides) {
   EXPECT_EQ(tensor_sha256(x), tensor_sha256(x.clone()));
 }
 
+// The pair digests each side as tensor_sha256 does: other dtypes, strides, an empty side, and
+// sides past the size hashed on two threads.
+TEST(TensorDigest, APairIsEachSidesOwnDigest) {
+  const at::Tensor x = at::arange(24, at::kFloat).view({2, 3, 4});
+  const std::vector<std::pair<at::Tensor, at::Tensor>> pairs = {
+      {x, x.to(at::kDouble)},
+      {x.transpose(0, 2), x.to(at::kBFloat16)},
+      {at::zeros({0}, at::kHalf), x.to(at::kLong)},
+      {x.gt(3), x.to(at::kFloat8_e4m3fn)},
+      {at::randn({1 << 20}, at::kFloat), at::randn({1 << 20}, at::kDouble)}};
+  for (const auto& [a, b] : pairs) {
+    const auto [da, db] = tensor_sha256_pair(a, b);
+    EXPECT_EQ(da, tensor_sha256(a)) << a.scalar_type();
+    EXPECT_EQ(db, tensor_sha256(b)) << b.scalar_type();
+  }
+}
+
 TEST(TensorDigest, IsLowercaseHexSha256) {
   const std::string digest = tensor_sha256(at::zeros({3}));
   EXPECT_EQ(digest.size(), 64u);

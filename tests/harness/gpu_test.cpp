@@ -90,6 +90,31 @@ TEST(GpuDiff, DigestOfACudaTensorIsThatOfItsCpuCopy) {
   const at::Tensor x = at::arange(24, at::kFloat).view({2, 3, 4});
   EXPECT_EQ(tensor_sha256(x.cuda()), tensor_sha256(x));
   EXPECT_EQ(tensor_sha256(x.cuda().transpose(0, 2)), tensor_sha256(x.transpose(0, 2)));
+  // Both sides of a pair on the GPU travel in one copy: each keeps its own digest.
+  const auto [a, b] = tensor_sha256_pair(x.cuda().transpose(0, 2), x.cuda().to(at::kHalf));
+  EXPECT_EQ(a, tensor_sha256(x.transpose(0, 2)));
+  EXPECT_EQ(b, tensor_sha256(x.to(at::kHalf)));
+  const auto [c, d] = tensor_sha256_pair(at::zeros({0}, at::kCUDA), x.cuda().gt(5));
+  EXPECT_EQ(c, tensor_sha256(at::zeros({0})));
+  EXPECT_EQ(d, tensor_sha256(x.gt(5)));
+}
+
+// Small same-dtype pairs come to the host in one copy, bit for bit; others stay where they are.
+TEST(GpuDiff, SmallPairsComeToTheHostWhole) {
+  SAMEBITS_REQUIRE_CUDA();
+  const at::Tensor x = at::randn({3, 5, 7}).to(at::kBFloat16);
+  const at::Tensor y = at::randn({35, 3}).to(at::kBFloat16);
+  const auto host = small_pair_on_host(x.cuda().transpose(0, 2), y.cuda());
+  ASSERT_TRUE(host.has_value());
+  EXPECT_TRUE(host->first.device().is_cpu());
+  EXPECT_EQ(host->first.sizes(), x.transpose(0, 2).sizes());
+  EXPECT_TRUE(at::equal(host->first.view(at::kShort), x.transpose(0, 2).contiguous().view(at::kShort)));
+  EXPECT_TRUE(at::equal(host->second.view(at::kShort), y.view(at::kShort)));
+  EXPECT_FALSE(small_pair_on_host(x.cuda(), y.cuda().to(at::kHalf)).has_value()) << "dtypes differ";
+  EXPECT_FALSE(small_pair_on_host(x, y).has_value()) << "already on the host";
+  const at::Tensor big = at::zeros({kHostCompareBytes / 4}, at::kCUDA);
+  EXPECT_FALSE(small_pair_on_host(big, big).has_value()) << "over kHostCompareBytes";
+  EXPECT_TRUE(small_pair_on_host(big.narrow(0, 0, kHostCompareBytes / 8), big.narrow(0, 0, kHostCompareBytes / 8)).has_value());
 }
 
 TEST(GpuDiff, Float64CpuReferenceAgainstACudaVariant) {
