@@ -1,0 +1,3 @@
+// fixture: one half of the planted cycle
+#pragma once
+#include "cases/y.h"

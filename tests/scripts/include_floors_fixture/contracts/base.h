@@ -1,0 +1,2 @@
+// fixture: a lower floor, included from above (allowed)
+#pragma once
