@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "bench/bench_rows.h"
+#include "common/atomic_file.h"
 #include "harness/environment.h"
-#include "reports/atomic_file.h"
 
 namespace samebits::bench {
 namespace {
@@ -92,12 +92,12 @@ int run(int reps, const std::vector<std::string>& only, const std::string& out_p
                            {"target_min_bytes", r.target_min_bytes}});
   }
   for (const auto& [family, measure] : kFamilies) print_family_summary(family, rows);
-  const Json env = environment_block(at::Device(at::kCUDA, 0));
+  const Environment env = environment_block(at::Device(at::kCUDA, 0));
   fmt::print("(speedup = baseline time / samebits time; median of {} runs; GPU {})\n", reps,
-             env["gpu"]["name"].get<std::string>());
+             env.gpu ? env.gpu->name : std::string("?"));
   if (!out_path.empty()) {
-    write_file_atomically(out_path, Json{{"environment", env},
-                                         {"tool", tool_block()},
+    write_file_atomically(out_path, Json{{"environment", Json(env)},
+                                         {"tool", tool_info()},
                                          {"created", utc_timestamp()},
                                          {"reps", reps},
                                          {"grid", full ? "full" : "default"},

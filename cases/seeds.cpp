@@ -6,7 +6,7 @@
 #include <ATen/cuda/CUDAGeneratorImpl.h>
 #include <fmt/format.h>
 
-#include "contracts/digest.h"
+#include "common/digest.h"
 
 namespace samebits {
 

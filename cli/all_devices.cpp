@@ -14,9 +14,9 @@
 #include <cstring>
 
 #include "cli/merge_shares.h"
-#include "contracts/contract_error.h"
+#include "common/errors.h"
 #include "harness/device_choice.h"
-#include "reports/outcome.h"
+#include "reports/model/outcome.h"
 
 extern char** environ;
 

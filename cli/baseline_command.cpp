@@ -6,13 +6,13 @@
 #include <set>
 
 #include "cli/commands.h"
-#include "contracts/baseline.h"
-#include "contracts/contract_error.h"
-#include "reports/atomic_file.h"
-#include "reports/baseline_writer.h"
-#include "reports/outcome.h"
-#include "reports/report_reader.h"
-#include "reports/run_comparison.h"
+#include "common/atomic_file.h"
+#include "common/errors.h"
+#include "reports/model/baseline.h"
+#include "reports/model/baseline_writer.h"
+#include "reports/model/outcome.h"
+#include "reports/model/report_reader.h"
+#include "reports/model/run_comparison.h"
 
 namespace samebits {
 namespace {

@@ -10,10 +10,10 @@
 #include <cstdio>
 
 #include "cli/commands.h"
-#include "contracts/contract_error.h"
+#include "common/errors.h"
 #include "harness/device_choice.h"
 #include "harness/environment.h"
-#include "reports/outcome.h"
+#include "reports/model/outcome.h"
 
 static_assert(
     FMT_VERSION == SAMEBITS_EXPECTED_FMT_VERSION,

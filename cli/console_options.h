@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <string>
 
-#include "reports/report_writer.h"
+#include "reports/render/report_writer.h"
 
 namespace samebits {
 

@@ -7,8 +7,8 @@
 //   ones of cli/isolated_child.h. The child plans, runs, judges and reports exactly as a plain
 //   `samebits run` does, so an isolated run's report is the plain one; the parent loads no contract
 //   and never touches Torch's devices or CUDA, so no fault of a case can reach it.
-// - The child journals every case as it ends (reports/case_journal.h) and tells the parent through
-//   a pipe as each case starts and ends. A child that dies (a signal, an exit) with a case under
+// - The child journals every case as it ends (reports/model/case_journal.h) and tells the
+//   parent through a pipe as each case starts and ends. A child that dies (a signal, an exit) with a case under
 //   way, or that the parent kills when that case outlives --case-timeout, leaves one culprit: the
 //   parent appends a fault line for it to the journal (crashed or timed_out, with the stderr tail
 //   the child wrote since the case started) and starts a new child resuming the journal. That child
@@ -39,8 +39,8 @@
 #include "cli/isolated_child.h"
 #include "cli/stop_signals.h"
 #include "harness/device_choice.h"
-#include "reports/case_journal.h"
-#include "reports/outcome.h"
+#include "reports/model/case_journal.h"
+#include "reports/model/outcome.h"
 
 namespace samebits {
 namespace {

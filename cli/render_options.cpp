@@ -7,9 +7,9 @@
 #include <utility>
 #include <vector>
 
-#include "reports/html_report.h"
-#include "reports/junit_report.h"
-#include "reports/markdown_report.h"
+#include "reports/render/html_report.h"
+#include "reports/render/junit_report.h"
+#include "reports/render/markdown_report.h"
 
 namespace samebits {
 

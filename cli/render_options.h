@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "cli/report_output.h"
-#include "reports/report.h"
+#include "reports/model/report.h"
 
 namespace samebits {
 

@@ -5,12 +5,12 @@
 #include "cli/commands.h"
 #include "cli/merge_shares.h"
 #include "cli/render_options.h"
-#include "contracts/contract_error.h"
-#include "reports/atomic_file.h"
-#include "reports/outcome.h"
-#include "reports/report_reader.h"
-#include "reports/report_writer.h"
-#include "reports/run_comparison.h"
+#include "common/atomic_file.h"
+#include "common/errors.h"
+#include "reports/model/outcome.h"
+#include "reports/model/report_reader.h"
+#include "reports/model/run_comparison.h"
+#include "reports/render/report_writer.h"
 
 namespace samebits {
 namespace {

@@ -11,9 +11,9 @@
 #include <exception>
 #include <filesystem>
 
-#include "contracts/contract_error.h"
-#include "reports/outcome.h"
-#include "reports/report_writer.h"
+#include "common/errors.h"
+#include "reports/model/outcome.h"
+#include "reports/render/report_writer.h"
 
 namespace samebits {
 namespace {

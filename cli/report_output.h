@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "reports/report.h"
+#include "reports/model/report.h"
 
 namespace samebits {
 

@@ -12,8 +12,8 @@
 #include "cli/case_timeout_option.h"
 #include "cli/command_ops.h"
 #include "cli/commands.h"
-#include "cli/isolated_child.h"
 #include "cli/console_options.h"
+#include "cli/isolated_child.h"
 #include "cli/isolated_run.h"
 #include "cli/jobs_option.h"
 #include "cli/render_options.h"
@@ -21,16 +21,16 @@
 #include "cli/seed_option.h"
 #include "cli/shard_option.h"
 #include "cli/stop_signals.h"
-#include "contracts/baseline.h"
-#include "contracts/contract_error.h"
+#include "common/errors.h"
 #include "harness/contract_loading.h"
 #include "harness/pipeline.h"
 #include "harness/progress.h"
-#include "reports/case_journal.h"
-#include "reports/case_detail.h"
-#include "reports/outcome.h"
-#include "reports/report_writer.h"
-#include "reports/run_comparison.h"
+#include "reports/model/baseline.h"
+#include "reports/model/case_journal.h"
+#include "reports/model/outcome.h"
+#include "reports/model/run_comparison.h"
+#include "reports/render/case_detail.h"
+#include "reports/render/report_writer.h"
 
 namespace samebits {
 namespace {
@@ -124,9 +124,9 @@ struct RunEnd {
 void print_run_end(const RunOptions& o, const Report& report, const PlannedRun& plan,
                    const std::string& journal, const RunEnd& end) {
   try {
-    if (report.settings.contains("journal_error")) {
+    if (report.settings.journal_error) {
       fmt::print(stderr, "samebits: warning: the run kept no (whole) journal: {}\n",
-                 report.settings["journal_error"].get<std::string>());
+                 *report.settings.journal_error);
     }
     const ConsoleStyle style = console_style(o.console, stdout, o.report);
     ConsoleSummaryWriter(stdout, style).write(report);
@@ -141,7 +141,7 @@ void print_run_end(const RunOptions& o, const Report& report, const PlannedRun& 
       fmt::print(stderr, "samebits: {} (exit {}; the report holds the run)\n", *end.render_error,
                  static_cast<int>(kExitInfrastructure));
     }
-    const bool broken = report.settings.contains("context_broken");
+    const bool broken = report.settings.context_broken.has_value();
     const std::string rest =
         end.journal_kept
             ? fmt::format(
@@ -153,15 +153,15 @@ void print_run_end(const RunOptions& o, const Report& report, const PlannedRun& 
                   end.write_error
                       ? ""
                       : fmt::format(" (the report {} holds those that finished)", o.report));
-    if (report.settings.contains("interrupted")) {
+    if (report.settings.interrupted) {
       fmt::print(stderr, "samebits: interrupted by {} after {} of {} cases; {}\n",
-                 report.settings["interrupted"]["signal"].get<std::string>(), report.cases.size(),
+                 report.settings.interrupted->signal, report.cases.size(),
                  plan.cases.size(), rest);
     } else if (broken) {
       fmt::print(stderr,
                  "samebits: the CUDA context broke in case {}; the run ended after it ({} of {} "
                  "cases); {}\n",
-                 report.settings["context_broken"]["case"].get<std::string>(), report.cases.size(),
+                 report.settings.context_broken->case_id, report.cases.size(),
                  plan.cases.size(), rest);
     }
     std::fflush(stdout);
@@ -262,15 +262,15 @@ int run(const RunOptions& o, const std::vector<std::string>& argv) {
     report = execute_run(request, plan);
   }
   if (child) {
-    report.settings["isolate"] =
-        Json{{"children", o.isolated_restart + 1},
-             {"case_timeout_s",
-              o.case_timeout.empty() ? Json(nullptr) : Json(std::stod(o.case_timeout))}};
+    report.settings.isolate =
+        IsolatedRun{o.isolated_restart + 1, o.case_timeout.empty()
+                                                ? std::nullopt
+                                                : std::optional<double>(std::stod(o.case_timeout))};
   }
-  const bool broken = report.settings.contains("context_broken");
+  const bool broken = report.settings.context_broken.has_value();
   // The runner told the parent, and the journal holds the cases: the next child goes on.
   if (broken && child) return kExitInfrastructure;
-  const bool complete = !broken && !report.settings.contains("interrupted");
+  const bool complete = !broken && !report.settings.interrupted;
   RunEnd end;
   if (baseline) end.comparison = compare_with_baseline(o, *baseline, report);
   end.write_error = write_report_file(report, o.report);
@@ -288,7 +288,7 @@ int run(const RunOptions& o, const std::vector<std::string>& argv) {
     fs::remove(request.journal, ec);
   }
   std::error_code ec;
-  end.journal_kept = !report.settings.contains("journal_error") && fs::exists(journal_path, ec);
+  end.journal_kept = !report.settings.journal_error && fs::exists(journal_path, ec);
   print_run_end(o, report, plan, journal_path, end);
   return report.summary.exit_code;
 }

@@ -6,7 +6,7 @@
 
 #include <charconv>
 
-#include "contracts/contract_error.h"
+#include "common/errors.h"
 
 namespace samebits {
 namespace {

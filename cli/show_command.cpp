@@ -7,13 +7,13 @@
 
 #include "cli/commands.h"
 #include "cli/console_options.h"
-#include "contracts/contract_error.h"
+#include "common/errors.h"
 #include "harness/selection.h"
-#include "reports/case_detail.h"
-#include "reports/check_headline.h"
-#include "reports/outcome.h"
-#include "reports/recap.h"
-#include "reports/report_reader.h"
+#include "reports/model/outcome.h"
+#include "reports/model/report_reader.h"
+#include "reports/render/case_detail.h"
+#include "reports/render/check_headline.h"
+#include "reports/render/recap.h"
 
 namespace samebits {
 namespace {

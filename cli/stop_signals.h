@@ -5,7 +5,7 @@
 #include <csignal>
 #include <optional>
 
-#include "reports/end_signals.h"
+#include "common/end_signals.h"
 
 namespace samebits {
 

@@ -15,8 +15,8 @@
 #include "dispatch/observations.h"
 #include "harness/pipeline.h"
 #include "harness/progress.h"
-#include "reports/outcome.h"
-#include "reports/report_writer.h"
+#include "reports/model/outcome.h"
+#include "reports/render/report_writer.h"
 
 namespace samebits {
 namespace {

@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <sstream>
 
-#include "contracts/contract_error.h"
+#include "common/errors.h"
 
 namespace samebits {
 namespace {

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "common/json_document.h"
 #include "contracts/check_kind.h"
-#include "contracts/json_document.h"
 #include "harness/op_registry.h"
 
 namespace samebits {

@@ -6,10 +6,10 @@
 
 #include "cli/command_ops.h"
 #include "cli/commands.h"
-#include "contracts/contract_error.h"
+#include "common/errors.h"
 #include "harness/contract_loading.h"
 #include "harness/plan.h"
-#include "reports/outcome.h"
+#include "reports/model/outcome.h"
 
 namespace samebits {
 namespace {

@@ -9,10 +9,10 @@
 #include <cctype>
 #include <set>
 
-#include "contracts/contract_error.h"
-#include "contracts/digest.h"
-#include "contracts/file_text.h"
-#include "contracts/object_reader.h"
+#include "common/digest.h"
+#include "common/errors.h"
+#include "common/file_text.h"
+#include "common/object_reader.h"
 
 namespace samebits {
 namespace {

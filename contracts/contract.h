@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "common/json_document.h"
 #include "contracts/check_kind.h"
-#include "contracts/json_document.h"
 
 namespace samebits {
 

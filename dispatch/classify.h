@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "contracts/json_document.h"
+#include "common/json_document.h"
 #include "dispatch/kernel_names.h"
-#include "reports/dispatch_map.h"
-#include "reports/kernel_launch.h"
+#include "reports/model/dispatch_map.h"
+#include "reports/model/kernel_launch.h"
 
 namespace samebits {
 

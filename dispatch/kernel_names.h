@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "reports/kernel_launch.h"
+#include "reports/model/kernel_launch.h"
 
 namespace samebits {
 

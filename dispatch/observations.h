@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "dispatch/classify.h"
-#include "reports/report.h"
+#include "reports/model/report.h"
 
 namespace samebits {
 

@@ -5,8 +5,8 @@
 #include <memory>
 #include <vector>
 
-#include "reports/dispatch_map.h"
-#include "reports/kernel_launch.h"
+#include "reports/model/dispatch_map.h"
+#include "reports/model/kernel_launch.h"
 
 namespace samebits {
 

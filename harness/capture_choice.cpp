@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "contracts/contract_error.h"
+#include "common/errors.h"
 #include "harness/device_choice.h"
 
 namespace samebits {

@@ -7,11 +7,11 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "contracts/contract_error.h"
-#include "contracts/digest.h"
+#include "common/digest.h"
+#include "common/errors.h"
+#include "common/file_text.h"
+#include "common/json_document.h"
 #include "contracts/embedded_suite.h"
-#include "contracts/file_text.h"
-#include "contracts/json_document.h"
 
 namespace samebits {
 namespace {
@@ -45,7 +45,7 @@ void load_from_report(const Json& report, const std::string& path,
   if (contracts.empty()) throw ContractError(path + ": the report holds no contracts");
 }
 
-// A contract may hold 16 MiB, a report 1 GiB (contracts/file_text.h): text past the first that
+// A contract may hold 16 MiB, a report 1 GiB (common/file_text.h): text past the first that
 // never names a report's schema is refused before it is parsed.
 [[noreturn]] void refuse_large_contract(const std::string& path, std::size_t bytes) {
   throw ContractError(fmt::format(

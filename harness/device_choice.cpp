@@ -4,7 +4,7 @@
 
 #include <ATen/cuda/CUDAContext.h>
 
-#include "contracts/contract_error.h"
+#include "common/errors.h"
 
 namespace samebits {
 

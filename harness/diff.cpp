@@ -14,7 +14,7 @@
 #include <stdexcept>
 
 #include "cases/dtypes.h"
-#include "contracts/digest.h"
+#include "common/digest.h"
 
 namespace samebits {
 namespace {

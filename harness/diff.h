@@ -7,11 +7,11 @@
 
 #include <cstdint>
 #include <optional>
-#include <utility>
 #include <string>
+#include <utility>
 
 #include "contracts/contract.h"
-#include "reports/report.h"
+#include "reports/model/report.h"
 
 namespace samebits {
 

@@ -20,9 +20,9 @@
 #include <string>
 #include <thread>
 
-#include "contracts/platform.h"
 #include "harness/git_info.h"
-#include "reports/report.h"
+#include "reports/model/platform.h"
+#include "reports/model/report.h"
 
 namespace samebits {
 namespace {
@@ -43,16 +43,16 @@ std::string version_from_int(int v) {
   return fmt::format("{}.{}", v / 1000, (v % 1000) / 10);
 }
 
-Json env_vars() {
-  Json j = Json::object();
+std::vector<std::pair<std::string, std::optional<std::string>>> env_vars() {
+  std::vector<std::pair<std::string, std::optional<std::string>>> out;
   for (const char* name :
        {"CUBLAS_WORKSPACE_CONFIG", "CUBLASLT_WORKSPACE_SIZE", "NVIDIA_TF32_OVERRIDE",
         "CUDA_LAUNCH_BLOCKING", "TORCH_CUDNN_SDPA_DEPRIORITIZED", "TORCH_BLAS_PREFER_CUBLASLT",
         "PYTORCH_TUNABLEOP_ENABLED", "OMP_NUM_THREADS", "OMP_WAIT_POLICY", "CUDA_VISIBLE_DEVICES"}) {
     const char* v = std::getenv(name);
-    j[name] = v ? Json(v) : Json(nullptr);
+    out.emplace_back(name, v ? std::optional<std::string>(v) : std::nullopt);
   }
-  return j;
+  return out;
 }
 
 std::string reduction_option(at::CuBLASReductionOption o) {
@@ -76,59 +76,59 @@ std::string matmul_precision(at::Float32MatmulPrecision p) {
   return "?";
 }
 
-Json torch_flags() {
+AtenFlags torch_flags() {
   auto& ctx = at::globalContext();
-  Json j;
-  j["deterministic_algorithms"] = ctx.deterministicAlgorithms();
-  j["deterministic_algorithms_warn_only"] = ctx.deterministicAlgorithmsWarnOnly();
-  j["fill_uninitialized_memory"] = ctx.deterministicFillUninitializedMemory();
-  j["allow_tf32_cublas"] = ctx.allowTF32CuBLAS();
-  j["allow_tf32_cudnn"] = ctx.allowTF32CuDNN();
-  j["float32_matmul_precision"] = matmul_precision(ctx.float32MatmulPrecision());
-  j["allow_fp16_reduction_cublas"] = reduction_option(ctx.allowFP16ReductionCuBLAS());
-  j["allow_bf16_reduction_cublas"] = reduction_option(ctx.allowBF16ReductionCuBLAS());
-  j["allow_fp16_accumulation_cublas"] = ctx.allowFP16AccumulationCuBLAS();
-  j["cudnn_enabled"] = ctx.userEnabledCuDNN();
-  j["cudnn_benchmark"] = ctx.benchmarkCuDNN();
-  j["cudnn_deterministic"] = ctx.deterministicCuDNN();
-  j["sdp_flash"] = ctx.userEnabledFlashSDP();
-  j["sdp_mem_efficient"] = ctx.userEnabledMemEfficientSDP();
-  j["sdp_math"] = ctx.userEnabledMathSDP();
-  j["sdp_cudnn"] = ctx.userEnabledCuDNNSDP();
-  j["blas_preferred_backend"] = at::BlasBackendToString(ctx.blasPreferredBackend());
-  j["cpu_threads"] = at::get_num_threads();
-  return j;
+  AtenFlags a;
+  a.deterministic_algorithms = ctx.deterministicAlgorithms();
+  a.deterministic_algorithms_warn_only = ctx.deterministicAlgorithmsWarnOnly();
+  a.fill_uninitialized_memory = ctx.deterministicFillUninitializedMemory();
+  a.allow_tf32_cublas = ctx.allowTF32CuBLAS();
+  a.allow_tf32_cudnn = ctx.allowTF32CuDNN();
+  a.float32_matmul_precision = matmul_precision(ctx.float32MatmulPrecision());
+  a.allow_fp16_reduction_cublas = reduction_option(ctx.allowFP16ReductionCuBLAS());
+  a.allow_bf16_reduction_cublas = reduction_option(ctx.allowBF16ReductionCuBLAS());
+  a.allow_fp16_accumulation_cublas = ctx.allowFP16AccumulationCuBLAS();
+  a.cudnn_enabled = ctx.userEnabledCuDNN();
+  a.cudnn_benchmark = ctx.benchmarkCuDNN();
+  a.cudnn_deterministic = ctx.deterministicCuDNN();
+  a.sdp_flash = ctx.userEnabledFlashSDP();
+  a.sdp_mem_efficient = ctx.userEnabledMemEfficientSDP();
+  a.sdp_math = ctx.userEnabledMathSDP();
+  a.sdp_cudnn = ctx.userEnabledCuDNNSDP();
+  a.blas_preferred_backend = at::BlasBackendToString(ctx.blasPreferredBackend());
+  a.cpu_threads = at::get_num_threads();
+  return a;
 }
 
 // cuBLAS as loaded by LibTorch (looked up in the process, not linked by samebits, so a second copy
 // of the library can never be the one reported).
-Json loaded_cublas_version() {
+std::optional<std::string> loaded_cublas_version() {
   at::cuda::getCurrentCUDABlasHandle();  // makes sure LibTorch has loaded cuBLAS
   using GetProperty = int (*)(int, int*);
   auto get = reinterpret_cast<GetProperty>(::dlsym(RTLD_DEFAULT, "cublasGetProperty"));
-  if (!get) return nullptr;
+  if (!get) return std::nullopt;
   int v[3] = {0, 0, 0};
   for (int i = 0; i < 3; ++i) get(i, &v[i]);  // MAJOR_VERSION, MINOR_VERSION, PATCH_LEVEL
   return fmt::format("{}.{}.{}", v[0], v[1], v[2]);
 }
 
-Json loaded_cublaslt_version() {
+std::optional<std::uint64_t> loaded_cublaslt_version() {
   using GetVersion = std::size_t (*)();
   auto get = reinterpret_cast<GetVersion>(::dlsym(RTLD_DEFAULT, "cublasLtGetVersion"));
-  return get ? Json(static_cast<std::uint64_t>(get())) : Json(nullptr);
+  return get ? std::optional<std::uint64_t>(get()) : std::nullopt;
 }
 
 // The kernel driver's version (e.g. 580.159.04) from NVML, loaded at run time so that samebits
 // does not link against a library only GPU hosts have. null where NVML is missing.
-Json nvidia_driver_version() {
+std::optional<std::string> nvidia_driver_version() {
   void* nvml = ::dlopen("libnvidia-ml.so.1", RTLD_LAZY | RTLD_LOCAL);
-  if (!nvml) return nullptr;
+  if (!nvml) return std::nullopt;
   using Init = int (*)();
   using GetVersion = int (*)(char*, unsigned int);
   auto init = reinterpret_cast<Init>(::dlsym(nvml, "nvmlInit_v2"));
   auto get = reinterpret_cast<GetVersion>(::dlsym(nvml, "nvmlSystemGetDriverVersion"));
   auto shutdown = reinterpret_cast<Init>(::dlsym(nvml, "nvmlShutdown"));
-  Json version = nullptr;
+  std::optional<std::string> version;
   char text[96] = {0};
   if (init && get && shutdown && init() == 0) {
     if (get(text, sizeof(text)) == 0) version = std::string(text);
@@ -138,34 +138,32 @@ Json nvidia_driver_version() {
   return version;
 }
 
-Json gpu_block(const at::Device& device) {
+GpuInfo gpu_block(const at::Device& device) {
   at::zeros({1}, at::TensorOptions().device(device));  // initializes the context and allocator
-  Json j;
+  GpuInfo g;
   int runtime = 0, driver = 0;
   cudaRuntimeGetVersion(&runtime);
   cudaDriverGetVersion(&driver);
-  j["cuda_runtime"] = version_from_int(runtime);
-  j["driver"] = nvidia_driver_version();
-  j["cuda_driver_api"] = version_from_int(driver);
+  g.cuda_runtime = version_from_int(runtime);
+  g.driver = nvidia_driver_version();
+  g.cuda_driver_api = version_from_int(driver);
   const auto& hooks = at::detail::getCUDAHooks();
-  j["cudnn"] = hooks.hasCuDNN() ? Json(hooks.versionRuntimeCuDNN()) : Json(nullptr);
-  j["cublas"] = loaded_cublas_version();
-  j["cublaslt"] = loaded_cublaslt_version();
+  if (hooks.hasCuDNN()) g.cudnn = hooks.versionRuntimeCuDNN();
+  g.cublas = loaded_cublas_version();
+  g.cublaslt = loaded_cublaslt_version();
   const cudaDeviceProp* prop =
       at::cuda::getDeviceProperties(device.index() < 0 ? 0 : device.index());
-  j["name"] = prop->name;
-  j["compute_capability"] = fmt::format("{}.{}", prop->major, prop->minor);
-  j["sm_count"] = prop->multiProcessorCount;
-  j["memory_bytes"] = static_cast<std::uint64_t>(prop->totalGlobalMem);
-  j["l2_bytes"] = prop->l2CacheSize;
-  j["max_threads_per_sm"] = prop->maxThreadsPerMultiProcessor;
-  std::string uuid;
+  g.name = prop->name;
+  g.compute_capability = fmt::format("{}.{}", prop->major, prop->minor);
+  g.sm_count = prop->multiProcessorCount;
+  g.memory_bytes = static_cast<std::uint64_t>(prop->totalGlobalMem);
+  g.l2_bytes = prop->l2CacheSize;
+  g.max_threads_per_sm = prop->maxThreadsPerMultiProcessor;
   for (int i = 0; i < 16; ++i) {
-    uuid += fmt::format("{:02x}", static_cast<unsigned char>(prop->uuid.bytes[i]));
+    g.uuid += fmt::format("{:02x}", static_cast<unsigned char>(prop->uuid.bytes[i]));
   }
-  j["uuid"] = uuid;
-  j["device_count"] = at::cuda::device_count();
-  return j;
+  g.device_count = at::cuda::device_count();
+  return g;
 }
 
 }  // namespace
@@ -179,13 +177,12 @@ std::string utc_timestamp() {
   return buf;
 }
 
-Json tool_block() {
-  Json j;
-  j["name"] = "samebits";
-  j["version"] = SAMEBITS_VERSION;
-  j["git_commit"] = git_commit();
-  j["git_dirty"] = git_dirty();
-  return j;
+ToolInfo tool_info() {
+  ToolInfo t;
+  t.version = SAMEBITS_VERSION;
+  t.git_commit = git_commit();
+  t.git_dirty = git_dirty();
+  return t;
 }
 
 std::string version_line() {
@@ -195,31 +192,28 @@ std::string version_line() {
                      TORCH_VERSION, kReportSchemaVersion);
 }
 
-Json environment_block(const at::Device& device) {
-  Json j;
-  j["device"] = device.is_cuda() ? "cuda" : "cpu";
+Environment environment_block(const at::Device& device) {
+  Environment e;
+  e.device = device.is_cuda() ? "cuda" : "cpu";
   utsname u{};
   ::uname(&u);
   char host[256] = {0};
   ::gethostname(host, sizeof(host) - 1);
-  j["host"] = Json{{"hostname", host},
-                   {"os", fmt::format("{} {}", u.sysname, u.release)},
-                   {"cpu", cpu_model()},
-                   {"cpu_capability", at::get_cpu_capability()},
-                   {"cpu_cores", std::thread::hardware_concurrency()}};
-  j["torch"] = Json{{"version", TORCH_VERSION},
-                    {"cuda_available", at::hasCUDA()},
-                    {"cudnn_compiled", at::detail::getCUDAHooks().hasCuDNN()}};
-  j["compiler"] = fmt::format("{} {}", "g++", __VERSION__);
-  j["flags"] = torch_flags();
-  j["env"] = env_vars();
-  j["gpu"] = device.is_cuda() ? gpu_block(device) : Json(nullptr);
+  e.host = HostInfo{host, fmt::format("{} {}", u.sysname, u.release), cpu_model(),
+                    at::get_cpu_capability(),
+                    static_cast<std::int64_t>(std::thread::hardware_concurrency())};
+  e.torch = TorchInfo{TORCH_VERSION, at::hasCUDA(), at::detail::getCUDAHooks().hasCuDNN()};
+  e.compiler = fmt::format("{} {}", "g++", __VERSION__);
+  e.flags = torch_flags();
+  e.variables = env_vars();
+  if (device.is_cuda()) e.gpu = gpu_block(device);
   const char* stated = std::getenv(kPlatformOverrideVariable);
   if (stated && *stated) {
-    override_environment(j, parse_json_document(stated, kPlatformOverrideVariable),
-                         kPlatformOverrideVariable);
+    const PlatformFingerprint fields = fingerprint_from_json(
+        parse_json_document(stated, kPlatformOverrideVariable), kPlatformOverrideVariable, "");
+    override_platform(e, fields, kPlatformOverrideVariable);
   }
-  return j;
+  return e;
 }
 
 }  // namespace samebits

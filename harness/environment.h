@@ -6,13 +6,15 @@
 
 #include <string>
 
-#include "contracts/json_document.h"
+#include "common/json_document.h"
+#include "reports/model/run_environment.h"
+#include "reports/model/run_records.h"
 
 namespace samebits {
 
-Json environment_block(const at::Device& device);
-// The tool block: name, version, commit.
-Json tool_block();
+Environment environment_block(const at::Device& device);
+// This samebits: name, version, commit.
+ToolInfo tool_info();
 // "samebits 0.1.0 (commit 0123abc, torch 2.11.0, report schema 2.0.0)", for --version.
 std::string version_line();
 // Now, as ISO-8601 UTC ("2026-11-22T10:56:20Z"), for a report's "created".

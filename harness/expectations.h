@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "contracts/baseline.h"
 #include "contracts/contract.h"
-#include "contracts/platform.h"
-#include "reports/report.h"
+#include "reports/model/baseline.h"
+#include "reports/model/platform.h"
+#include "reports/model/report.h"
 
 namespace samebits {
 

@@ -9,7 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "reports/report.h"
+#include "reports/model/report.h"
 
 namespace samebits {
 

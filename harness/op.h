@@ -16,7 +16,7 @@
 #include "cases/varlen.h"
 #include "contracts/contract.h"
 #include "harness/kernel_capture.h"
-#include "reports/kernel_launch.h"
+#include "reports/model/kernel_launch.h"
 
 namespace samebits {
 

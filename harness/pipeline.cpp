@@ -13,16 +13,15 @@
 #include <set>
 #include <thread>
 
-#include "contracts/contract_error.h"
-#include "contracts/digest.h"
+#include "common/digest.h"
+#include "common/errors.h"
 #include "harness/capture_choice.h"
 #include "harness/device_choice.h"
 #include "harness/environment.h"
 #include "harness/expectations.h"
 #include "harness/runner.h"
-#include "reports/case_journal.h"
-#include "reports/json_report.h"
-#include "reports/outcome.h"
+#include "reports/model/case_journal.h"
+#include "reports/model/outcome.h"
 
 namespace samebits {
 
@@ -45,7 +44,13 @@ PlannedRun plan_run(const RunRequest& request) {
   auto all = plan_cases(*request.contracts, *request.registry, plan.device_name, request.seed);
   for (const auto& c : all)
     ++plan.planned[planned_key(c.contract->name, c.check->name, c.impl, c.device)];
-  plan.cases = select_cases(std::move(all), request.selection);
+  SelectedCases selected = select_cases(std::move(all), request.selection);
+  plan.cases = std::move(selected.cases);
+  plan.whole.cases = selected.run_cases;
+  std::string whole = fmt::format("device {}\nseed {}\n", plan.device_name, request.seed);
+  for (const auto& c : *request.contracts)
+    whole += fmt::format("contract {} {}\n", c->name, c->sha256);
+  plan.whole.sha256 = sha256_hex(whole + "cases " + selected.run_ids_sha256 + "\n");
   std::set<const Contract*> contracts;
   for (const auto& c : plan.cases) contracts.insert(c.contract);
   plan.contracts_selected = contracts.size();
@@ -84,36 +89,34 @@ Report execute_run(const RunRequest& request, const PlannedRun& plan) {
   const auto t0 = std::chrono::steady_clock::now();
   Report report;
   report.created = utc_timestamp();
-  report.tool = tool_block();
+  report.tool = tool_info();
   report.command = request.command;
+  report.plan = plan.whole;
   const CaseSelection& s = request.selection;
-  report.settings = Json{
-      {"device", plan.device_name},
-      {"seed", seed_to_json(request.seed)},
-      {"filter", s.filter.empty() ? Json(nullptr) : Json(s.filter)},
-      {"case", s.case_id.empty() ? Json(nullptr) : Json(s.case_id)},
-      {"shard", s.shard_count > 1 ? Json(fmt::format("{}/{}", s.shard_index, s.shard_count))
-                                  : Json(nullptr)},
-      {"contracts", request.named.empty() ? Json("embedded default suite") : Json(request.named)}};
+  RunSettings& settings = report.settings;
+  settings.device = plan.device_name;
+  settings.seed = request.seed;
+  if (!s.filter.empty()) settings.filter = s.filter;
+  if (!s.case_id.empty()) settings.case_id = s.case_id;
+  if (s.shard_count > 1) settings.shard = fmt::format("{}/{}", s.shard_index, s.shard_count);
+  settings.contracts = request.named;
   report.environment = environment_block(plan.device);
-  const ExpectationResolver expectations(request.recorded,
-                                         fingerprint_of_environment(report.environment));
-  report.settings["platform"] = fingerprint_to_json(expectations.here());
-  report.settings["observed_platform"] =
-      expectations.covering() ? Json(expectations.covering()->name) : Json(nullptr);
+  const ExpectationResolver expectations(request.recorded, fingerprint_of(report.environment));
+  settings.platform = expectations.here();
+  if (expectations.covering()) settings.observed_platform = expectations.covering()->name;
   if (!expectations.covering() && expectations.nearest()) {
     const Baseline& near = *expectations.nearest();
-    report.settings["nearest_platform"] =
-        Json{{"name", near.name}, {"differences", differences(near.platform, expectations.here())}};
+    settings.nearest_platform =
+        NearestPlatform{near.name, differences(near.platform, expectations.here())};
   }
   for (const auto& c : *request.contracts) {
     report.contracts.push_back({c->name, c->source, c->sha256, c->op, c->description, c->text});
   }
   CaptureChoice capture = start_capture(request.capture, plan.device);
-  report.settings["kernel_capture"] = capture.state;
+  settings.kernel_capture = capture.state;
   RunnerOptions options;
   options.jobs = resolve_jobs(request.jobs, plan.device);
-  report.settings["jobs"] = options.jobs;
+  settings.jobs = options.jobs;
   options.progress = request.progress;
   options.capture = capture.capture.get();
   options.record_properties = request.record_properties;
@@ -138,8 +141,8 @@ Report execute_run(const RunRequest& request, const PlannedRun& plan) {
     }
     for (auto& c : resumed.cases) finished.emplace(c.id, std::move(c));
     for (auto& f : resumed.faults) faults.emplace(f.id, std::move(f));
-    report.settings["resumed"] = Json{{"journal", request.resume}, {"cases", finished.size()}};
-    if (!faults.empty()) report.settings["resumed"]["faults"] = faults.size();
+    settings.resumed = ResumedRun{request.resume, static_cast<std::int64_t>(finished.size()),
+                                  static_cast<std::int64_t>(faults.size())};
   }
   std::unique_ptr<CaseJournal> journal;
   if (!request.journal.empty()) {
@@ -175,25 +178,24 @@ Report execute_run(const RunRequest& request, const PlannedRun& plan) {
   options.context_broken = request.context_broken;
   RunnerResult ran = run_cases(plan.cases, plan.device, options);
   report.cases = std::move(ran.cases);
-  if (journal && !journal->error().empty()) report.settings["journal_error"] = journal->error();
+  if (journal && !journal->error().empty()) settings.journal_error = journal->error();
   journal.reset();  // flushed and closed
   const bool broken = !ran.context_broken_in.empty();
   if (broken) {
-    report.settings["context_broken"] = Json{{"case", ran.context_broken_in},
-                                             {"reason", report.cases.back().reason},
-                                             {"cases_run", report.cases.size()},
-                                             {"cases_planned", plan.cases.size()}};
+    settings.context_broken = BrokenContext{ran.context_broken_in, report.cases.back().reason,
+                                            static_cast<std::int64_t>(report.cases.size()),
+                                            static_cast<std::int64_t>(plan.cases.size())};
   }
   const bool interrupted = !broken && report.cases.size() < plan.cases.size();
   if (interrupted) {
-    report.settings["interrupted"] =
-        Json{{"signal", signal_name(request.stop ? *request.stop : 0)},
-             {"cases_run", report.cases.size()},
-             {"cases_planned", plan.cases.size()},
-             {"journal", request.journal.empty() ? Json(nullptr) : Json(request.journal)}};
+    settings.interrupted = Interruption{
+        signal_name(request.stop ? *request.stop : 0),
+        static_cast<std::int64_t>(report.cases.size()),
+        static_cast<std::int64_t>(plan.cases.size()),
+        request.journal.empty() ? std::nullopt : std::optional<std::string>(request.journal)};
   }
   if (capture.capture && capture.capture->dropped_records() > 0) {
-    report.settings["kernel_capture_dropped_records"] = capture.capture->dropped_records();
+    settings.kernel_capture_dropped_records = capture.capture->dropped_records();
   }
   report.checks = judge_checks(report.cases, plan.planned);
   if (const Baseline* near = expectations.covering() ? nullptr : expectations.nearest()) {

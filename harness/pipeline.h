@@ -11,14 +11,14 @@
 #include <string>
 #include <vector>
 
-#include "contracts/baseline.h"
 #include "contracts/contract.h"
 #include "harness/op_registry.h"
 #include "harness/plan.h"
 #include "harness/runner.h"
 #include "harness/selection.h"
-#include "reports/outcome.h"
-#include "reports/report.h"
+#include "reports/model/baseline.h"
+#include "reports/model/outcome.h"
+#include "reports/model/report.h"
 
 namespace samebits {
 
@@ -53,8 +53,9 @@ struct RunRequest {
 
 struct PlannedRun {
   at::Device device = at::kCPU;
-  std::string device_name;  // "cpu" or "cuda"
-  std::vector<CaseSpec> cases;
+  std::string device_name;             // "cpu" or "cuda"
+  std::vector<CaseSpec> cases;         // this run's (its share's, under --shard)
+  RunPlan whole;                       // the whole run's, which every share records
   std::size_t contracts_selected = 0;  // contracts with at least one selected case
   PlannedCounts planned;               // each check's cases before selection: what is whole
 };

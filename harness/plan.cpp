@@ -14,7 +14,7 @@
 #include "cases/layout.h"
 #include "cases/seeds.h"
 #include "cases/varlen.h"
-#include "contracts/contract_error.h"
+#include "common/errors.h"
 #include "harness/checks/check.h"
 
 namespace samebits {

@@ -23,6 +23,9 @@ struct CaseSpec {
   Point declared;          // the axes the contract names (they make the id)
   Point resolved;          // declared plus every default, as the op and check read them
   std::uint64_t seed = 0;  // from the run's seed and the id, not from the position in the run
+  // The case's position in the whole run (after --filter or --case, before --shard): what orders
+  // the cases of a run's shares when they are merged (select_cases numbers them).
+  std::int64_t index = 0;
 };
 
 // Throws ContractError for anything the op or check cannot accept, before anything runs.

@@ -21,7 +21,7 @@
 #include "harness/kernel_capture.h"
 #include "harness/ordered_pool.h"
 #include "harness/progress.h"
-#include "reports/case_journal.h"
+#include "reports/model/case_journal.h"
 
 namespace samebits {
 namespace {
@@ -37,6 +37,7 @@ bool cuda_context_broken(const at::Device& device) {
 CaseResult case_skeleton(const CaseSpec& spec, const RunnerOptions& options) {
   CaseResult r;
   r.id = spec.id;
+  r.index = spec.index;
   r.contract = spec.contract->name;
   r.check = spec.check->name;
   r.kind = spec.check->kind;
@@ -136,6 +137,7 @@ RunnerResult run_cases(const std::vector<CaseSpec>& cases, const at::Device& dev
       const auto done = options.finished->find(spec.id);
       if (done != options.finished->end()) {
         slot.result = done->second;
+        slot.result.index = spec.index;  // a journal of an earlier samebits may not record it
         slot.present = slot.resumed = true;
         return;
       }

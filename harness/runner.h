@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "harness/plan.h"
-#include "reports/report.h"
+#include "reports/model/report.h"
 
 namespace samebits {
 

@@ -5,7 +5,8 @@
 #include <fmt/format.h>
 #include <regex.h>
 
-#include "contracts/contract_error.h"
+#include "common/digest.h"
+#include "common/errors.h"
 
 namespace samebits {
 namespace {
@@ -103,20 +104,30 @@ std::vector<bool> ids_matching(const std::vector<std::string>& ids, const std::s
   return out;
 }
 
-std::vector<CaseSpec> select_cases(std::vector<CaseSpec> cases, const CaseSelection& selection) {
+SelectedCases select_cases(std::vector<CaseSpec> cases, const CaseSelection& selection) {
   if (selection.shard_count == 0 || selection.shard_index >= selection.shard_count) {
     throw ContractError(fmt::format("--shard {}/{}: the index must be below the count (0..{})",
                                     selection.shard_index, selection.shard_count,
                                     selection.shard_count == 0 ? 0 : selection.shard_count - 1));
   }
+  SelectedCases out;
   std::vector<CaseSpec> kept = by_id_or_filter(std::move(cases), selection);
-  if (selection.shard_count == 1) return kept;
-  std::vector<CaseSpec> share;
+  std::string ids;
+  for (std::size_t i = 0; i < kept.size(); ++i) {
+    kept[i].index = static_cast<std::int64_t>(i);
+    ids += kept[i].id + "\n";
+  }
+  out.run_cases = static_cast<std::int64_t>(kept.size());
+  out.run_ids_sha256 = sha256_hex(ids);
+  if (selection.shard_count == 1) {
+    out.cases = std::move(kept);
+    return out;
+  }
   for (auto& c : kept) {
     if (shard_of(c.id, selection.shard_count) == selection.shard_index)
-      share.push_back(std::move(c));
+      out.cases.push_back(std::move(c));
   }
-  return share;
+  return out;
 }
 
 std::string device_of_case(const std::string& id) {

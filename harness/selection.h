@@ -26,10 +26,18 @@ struct CaseSelection {
 // compilers and machines, unlike std::hash).
 std::uint32_t shard_of(const std::string& id, std::uint32_t count);
 
+// The cases a run keeps: the share's, each numbered by its position in the whole run
+// (CaseSpec::index), and what every share of the run has in common.
+struct SelectedCases {
+  std::vector<CaseSpec> cases;  // this share's, in plan order
+  std::int64_t run_cases = 0;   // the whole run's: after --filter or --case, before --shard
+  std::string run_ids_sha256;   // of the whole run's case ids, in order
+};
+
 // Throws ContractError for an invalid regex, an unknown --case id (listing ids that share its
 // prefix), or a filter that keeps nothing (an empty shard is not an error: there may be more
 // shards than cases).
-std::vector<CaseSpec> select_cases(std::vector<CaseSpec> cases, const CaseSelection& selection);
+SelectedCases select_cases(std::vector<CaseSpec> cases, const CaseSelection& selection);
 
 // Whether each of `ids` matches `filter` as --filter matches (the same syntax and errors, but an
 // empty result is no error): for `samebits show REPORT --filter`.

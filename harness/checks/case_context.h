@@ -11,7 +11,7 @@
 #include "harness/kernel_capture.h"
 #include "harness/op.h"
 #include "harness/plan.h"
-#include "reports/report.h"
+#include "reports/model/report.h"
 
 namespace samebits {
 

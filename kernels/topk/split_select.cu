@@ -18,6 +18,7 @@
 #include "kernels/common/cuda_status.h"
 #include "kernels/common/occupancy.h"
 #include "kernels/topk/bitonic_words.cuh"
+#include "kernels/topk/split_workspace.cuh"
 #include "kernels/topk/topk_device.cuh"
 
 namespace samebits::kernels::topk_device {
@@ -32,9 +33,6 @@ constexpr int kThreads = 256;
 // 148 / 218 at k = 64 / 2048, as a row's 32 segments fill more of the GPU at once.
 constexpr int kBlocksPerSm = 4;
 constexpr int kWarps = kThreads / 32;
-constexpr int kPasses = 3;
-constexpr int kRowBins = 4096;  // the widest digit's bins (12 bits)
-constexpr int kLastBins = 256;  // the last digit's (8 bits), also kept per segment
 constexpr int kItems = static_cast<int>(kSplitSegment) / kThreads;  // a thread's keys per segment
 static_assert(kSplitSelectMaxK % kThreads == 0 &&
                   kSplitSelectMaxK * sizeof(unsigned long long) <= 48 * 1024,
@@ -43,55 +41,6 @@ static_assert(kSplitSelectMaxK % kThreads == 0 &&
 // Pass p's digit: key bits [shift, shift + bits). 12 + 12 + 8 = 32.
 __host__ __device__ constexpr int digit_bits(int pass) { return pass < 2 ? 12 : 8; }
 __host__ __device__ constexpr int digit_shift(int pass) { return pass == 0 ? 20 : pass == 1 ? 8 : 0; }
-
-// A row's state between phases, zeroed first. After a pass: the k-th key's bits under `mask` are
-// `prefix`, and `need` keys matching them are still to be taken. `settled`: all of those are
-// taken (need equals their count), so no later pass runs for the row; a row of at most k elements
-// settles at pass 0 with an empty mask. `chosen`: the words the result takes, min(length, k).
-// `taken` counts words written through the counter; `arrived` the segments done with the pass.
-struct RowState {
-  std::uint32_t prefix, mask, need, settled, chosen, taken, arrived, unused;
-};
-static_assert(sizeof(RowState) == 32, "read as two 16-byte words");
-
-// The workspace: a header (per pass, the rows not settled by it), row states and histograms (all
-// zeroed by the launch), then per row and segment the last pass's histogram (so that a segment
-// knows how many keys equal to the k-th lie in earlier segments), then per row the k chosen words.
-struct Workspace {
-  unsigned int* remaining;    // [kPasses]
-  RowState* state;            // [rows]
-  unsigned int* histogram;    // [rows][kRowBins]
-  unsigned int* segments;     // [rows][segments][kLastBins]
-  unsigned long long* words;  // [rows][k]
-  std::int64_t rows, segments_per_row;
-};
-
-constexpr std::int64_t kHeaderBytes = 16;
-
-// A row's segments (an empty row has one, empty, so that its state is settled too).
-__host__ __device__ std::int64_t segments_of(std::int64_t length) {
-  return length <= kSplitSegment ? 1 : (length + kSplitSegment - 1) / kSplitSegment;
-}
-
-__host__ __device__ std::int64_t cleared_bytes(std::int64_t rows) {
-  return kHeaderBytes +
-         rows * static_cast<std::int64_t>(sizeof(RowState) + kRowBins * sizeof(unsigned int));
-}
-
-Workspace workspace_of(const TopkProblem& p) {
-  auto* base = static_cast<unsigned char*>(p.workspace);
-  Workspace w;
-  w.rows = p.rows;
-  w.segments_per_row = segments_of(p.max_length);
-  w.remaining = reinterpret_cast<unsigned int*>(base);
-  w.state = reinterpret_cast<RowState*>(base + kHeaderBytes);
-  w.histogram = reinterpret_cast<unsigned int*>(base + kHeaderBytes + p.rows * sizeof(RowState));
-  w.segments = reinterpret_cast<unsigned int*>(base + cleared_bytes(p.rows));
-  w.words = reinterpret_cast<unsigned long long*>(
-      base + cleared_bytes(p.rows) +
-      p.rows * w.segments_per_row * kLastBins * sizeof(unsigned int));
-  return w;
-}
 
 // A thread's keys of a segment: element tid + i * kThreads for i < kItems (kNoElement past the
 // row's end), all sixteen reads in flight at once.
@@ -104,14 +53,6 @@ __device__ __forceinline__ void load_keys(const T* row, std::int64_t begin, int 
 #pragma unroll
     for (int i = 0; i < kItems; ++i) keys[i] = kNoElement;
   }
-}
-
-// The workspace as phases see it: written before the grid barrier (or the last arrival) by other
-// blocks, so read from L2 (ld.cg), never a stale L1 line.
-__device__ __forceinline__ RowState state_of(const Workspace& w, std::int64_t r) {
-  const auto* at = reinterpret_cast<const uint4*>(w.state + r);
-  const uint4 a = __ldcg(at), b = __ldcg(at + 1);
-  return {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
 }
 
 struct Segment {

@@ -16,7 +16,7 @@
 #include <thread>
 #include <vector>
 
-#include "contracts/json_document.h"
+#include "common/json_document.h"
 #include "tests/support/text_files.h"
 
 namespace samebits {

@@ -108,6 +108,31 @@ TEST_F(ShardCli, MergeOfEveryShareEqualsTheUnshardedRun) {
   EXPECT_NE(verdicts_and_digests(Json::parse(read_text(partial))), verdicts_and_digests(whole));
 }
 
+// The merge orders and counts by the plan the shares record: shares of a filtered run merge into
+// the filtered run though the contract file is gone, and shares of two filters are refused.
+TEST_F(ShardCli, MergeReadsThePlanFromTheShares) {
+  const fs::path a = dir / "fa.json", b = dir / "fb.json", other = dir / "fo.json";
+  share("--filter rows=3 --shard 0/2", a);
+  const Json second = share("--filter rows=3 --shard 1/2", b);
+  share("--filter rows=2 --shard 1/2", other);
+  const fs::path filtered = dir / "filtered.json";
+  share("--filter rows=3", filtered);
+  EXPECT_EQ(second["plan"], Json::parse(read_text(filtered))["plan"]);
+  fs::remove(contract);  // nothing to plan from but the shares themselves
+  const fs::path merged = dir / "fm.json";
+  const Result r =
+      samebits("report merge " + quoted(a) + " " + quoted(b) + " -o " + quoted(merged));
+  EXPECT_EQ(r.exit_code, 0) << explain(r);
+  EXPECT_EQ(verdicts_and_digests(Json::parse(read_text(merged))),
+            verdicts_and_digests(Json::parse(read_text(filtered))));
+  EXPECT_EQ(r.out.find("are in none of these reports"), std::string::npos) << r.out;
+  // Negative control: a share of another filter is another plan.
+  const Result mixed =
+      samebits("report merge " + quoted(a) + " " + quoted(other) + " -o " + quoted(dir / "x.json"));
+  EXPECT_EQ(mixed.exit_code, 2) << explain(mixed);
+  EXPECT_NE(mixed.err.find("another plan"), std::string::npos) << mixed.err;
+}
+
 TEST_F(ShardCli, OverlappingSharesAreRefused) {
   const fs::path a = dir / "a.json", b = dir / "b.json";
   share("--shard 0/2", a);

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "common/errors.h"
 #include "contracts/contract.h"
-#include "contracts/contract_error.h"
 
 namespace samebits {
 namespace {

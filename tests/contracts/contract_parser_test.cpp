@@ -7,9 +7,9 @@
 #include <fstream>
 #include <string>
 
+#include "common/digest.h"
+#include "common/errors.h"
 #include "contracts/contract.h"
-#include "contracts/contract_error.h"
-#include "contracts/digest.h"
 
 namespace samebits {
 namespace {

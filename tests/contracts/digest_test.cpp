@@ -1,6 +1,6 @@
 // SHA-256 digests against the FIPS 180-2 test vectors, whole and in pieces, and the 64-bit seed
 // prefix that case seeds come from.
-#include "contracts/digest.h"
+#include "common/digest.h"
 
 #include <gtest/gtest.h>
 

@@ -10,10 +10,10 @@
 #include <functional>
 #include <string>
 
+#include "common/errors.h"
+#include "common/file_text.h"
+#include "common/json_document.h"
 #include "contracts/contract.h"
-#include "contracts/contract_error.h"
-#include "contracts/file_text.h"
-#include "contracts/json_document.h"
 
 namespace samebits {
 namespace {

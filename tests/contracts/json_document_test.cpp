@@ -1,13 +1,13 @@
 // Malformed JSON: the message is "file:line:column: malformed JSON: ...", with the line and column
 // (both from 1) of the character where parsing failed, counted by hand in each text below.
-#include "contracts/json_document.h"
+#include "common/json_document.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
+#include "common/errors.h"
 #include "contracts/contract.h"
-#include "contracts/contract_error.h"
 
 namespace samebits {
 namespace {

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "reports/dispatch_text.h"
-#include "reports/json_report.h"
+#include "reports/model/dispatch_json.h"
+#include "reports/render/dispatch_text.h"
 #include "tests/dispatch/sum_sweeps.h"
 
 namespace samebits {
@@ -262,7 +262,7 @@ TEST_P(SweepMapTest, PointOrderNotListOrderNumbersClasses) {
       backwards.push_back(observations[p * per_point + v]);
   }
   const DispatchMap again = classify_dispatch(backwards, "sum", "aten", GetParam().axis, false);
-  EXPECT_EQ(dispatch_to_json(again).dump(), dispatch_to_json(map_).dump());
+  EXPECT_EQ(Json(again).dump(), Json(map_).dump());
 }
 
 INSTANTIATE_TEST_SUITE_P(Sums, SweepMapTest, ::testing::ValuesIn(kSweeps),

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "dispatch/classify.h"
-#include "reports/dispatch_text.h"
-#include "reports/json_report.h"
+#include "reports/model/dispatch_json.h"
+#include "reports/render/dispatch_text.h"
 #include "tests/dispatch/sum_sweeps.h"
 
 namespace samebits {
@@ -119,8 +119,7 @@ TEST(DispatchFindings, InexactRuleReadsMostly) {
 }
 
 TEST(DispatchJson, ReferenceFinding) {
-  const Json j =
-      dispatch_to_json(classify_dispatch(reference_finding(), "sum", "aten", "N", false));
+  const Json j = classify_dispatch(reference_finding(), "sum", "aten", "N", false);
   std::vector<std::string> keys;
   for (const auto& [key, value] : j.items()) keys.push_back(key);
   EXPECT_EQ(keys, (std::vector<std::string>{"op", "impl", "axis", "variants", "kernels_captured",
@@ -170,8 +169,7 @@ TEST(DispatchJson, ReferenceFinding) {
 }
 
 TEST(DispatchJson, WithoutCaptureHasResultsOnly) {
-  const Json j =
-      dispatch_to_json(classify_dispatch(without_kernels(row_sums()), "sum", "aten", "D", false));
+  const Json j = classify_dispatch(without_kernels(row_sums()), "sum", "aten", "D", false);
   EXPECT_EQ(j["kernels_captured"], false);
   EXPECT_EQ(j["classes"], Json::array());
   EXPECT_EQ(j["dispatch"], Json::array());
@@ -233,7 +231,7 @@ TEST(DispatchMap, FullSweepOfSixThousandPoints) {
   EXPECT_EQ(map.results[0].differing_points, 1500);
   EXPECT_EQ(map.results[1].where_bits_differ.text, "N % 4 != 0");
   EXPECT_EQ(map.results[1].relation, kRelationExactly);
-  EXPECT_LT(dispatch_to_json(map).dump().size(), 200'000u);  // compact per-point arrays
+  EXPECT_LT(Json(map).dump().size(), 200'000u);  // compact per-point arrays
   EXPECT_LE(lines(table_of(map)), 40u);
 
   // With grids, the kernel classes follow N / 32 (331 of them), and the table stays short.
@@ -260,7 +258,7 @@ TEST(DispatchMap, GridSplitsClassesWhenAsked) {
   for (const auto& [id, rule] : map.dispatch[0].class_rules) rules.push_back(rule.text);
   EXPECT_EQ(rules, (std::vector<std::string>{"N == 128", "N % 2 == 1", "N % 4 == 0 and N >= 132",
                                              "N % 4 == 2"}));
-  EXPECT_EQ(dispatch_to_json(map)["signature_with_grid"], true);
+  EXPECT_EQ(Json(map)["signature_with_grid"], true);
 }
 
 TEST(DispatchMap, VariantMissingAtAPoint) {

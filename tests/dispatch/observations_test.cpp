@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "dispatch/classify.h"
-#include "reports/dispatch_text.h"
+#include "reports/render/dispatch_text.h"
 
 namespace samebits {
 namespace {

@@ -55,11 +55,11 @@ TEST(ContextBroken, TheRunEndsAfterTheCaseThatBrokeIt) {
   EXPECT_NE(broke.reason.find("the CUDA context broke: planted fault: an op error"),
             std::string::npos)
       << broke.reason;
-  ASSERT_TRUE(r.settings.contains("context_broken"));
-  EXPECT_EQ(r.settings["context_broken"]["case"], broke.id);
-  EXPECT_EQ(r.settings["context_broken"]["cases_run"], 2);
-  EXPECT_EQ(r.settings["context_broken"]["cases_planned"], 4);
-  EXPECT_FALSE(r.settings.contains("interrupted"));
+  ASSERT_TRUE(r.settings.context_broken);
+  EXPECT_EQ(r.settings.context_broken->case_id, broke.id);
+  EXPECT_EQ(r.settings.context_broken->cases_run, 2);
+  EXPECT_EQ(r.settings.context_broken->cases_planned, 4);
+  EXPECT_FALSE(r.settings.interrupted);
   EXPECT_EQ(r.summary.crashed, 1);
   EXPECT_EQ(r.summary.exit_code, 3);
 }
@@ -76,7 +76,7 @@ TEST(ContextBroken, AnErrorAloneDoesNotEndTheRun) {
     }
   }
   EXPECT_EQ(errors, 1);
-  EXPECT_FALSE(r.settings.contains("context_broken"));
+  EXPECT_FALSE(r.settings.context_broken);
   EXPECT_EQ(r.summary.exit_code, 3);
 }
 

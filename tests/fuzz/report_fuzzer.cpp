@@ -4,10 +4,10 @@
 #include <cstdint>
 #include <string>
 
-#include "contracts/baseline.h"
-#include "contracts/contract_error.h"
-#include "contracts/json_document.h"
-#include "reports/report_reader.h"
+#include "common/errors.h"
+#include "common/json_document.h"
+#include "reports/model/baseline.h"
+#include "reports/model/report_reader.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

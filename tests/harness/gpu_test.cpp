@@ -7,7 +7,7 @@
 
 #include "harness/device_choice.h"
 #include "harness/diff.h"
-#include "reports/outcome.h"
+#include "reports/model/outcome.h"
 #include "tests/support/control_contract.h"
 #include "tests/support/control_op.h"
 #include "tests/support/run_contracts.h"

@@ -8,7 +8,7 @@
 #include <tuple>
 
 #include "harness/ops/ops.h"
-#include "reports/outcome.h"
+#include "reports/model/outcome.h"
 #include "tests/support/control_contract.h"
 #include "tests/support/control_op.h"
 #include "tests/support/run_contracts.h"

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "contracts/contract_error.h"
+#include "common/errors.h"
 #include "tests/support/control_contract.h"
 
 namespace samebits {

@@ -3,8 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
 
-#include "contracts/contract_error.h"
+#include "common/errors.h"
 #include "harness/op_registry.h"
 #include "harness/plan.h"
 #include "harness/selection.h"
@@ -36,13 +37,15 @@ TEST(Shards, EveryCaseInExactlyOneShareInPlanOrder) {
     CaseSelection s;
     s.shard_index = i;
     s.shard_count = 4;
-    const auto share = select_cases(all, s);
+    const SelectedCases share = select_cases(all, s);
+    EXPECT_EQ(share.run_cases, static_cast<std::int64_t>(all.size()));
     std::size_t last = 0;
-    for (const auto& c : share) {
+    for (const auto& c : share.cases) {
       ++count[c.id];
       std::size_t at = 0;
       while (all[at].id != c.id) ++at;
       EXPECT_GE(at, last) << "share " << i << " is out of plan order";
+      EXPECT_EQ(c.index, static_cast<std::int64_t>(at)) << "its position in the whole run";
       last = at;
     }
   }
@@ -55,14 +58,25 @@ TEST(Shards, AShareOfAFilterSplitsTheFilteredCases) {
   const OpRegistry registry = OpRegistry::builtin();
   const auto all = plan_cases(cs, registry, "cpu", 0);
   std::size_t total = 0;
+  std::set<std::int64_t> positions;
+  std::set<std::string> digests;
   for (std::uint32_t i = 0; i < 2; ++i) {
     CaseSelection s{"rows=2", "", i, 2};
-    for (const auto& c : select_cases(all, s)) {
+    const SelectedCases share = select_cases(all, s);
+    EXPECT_EQ(share.run_cases, 5);  // the filtered run's, not the share's nor the plan's
+    digests.insert(share.run_ids_sha256);
+    for (const auto& c : share.cases) {
       EXPECT_NE(c.id.find("rows=2"), std::string::npos);
+      positions.insert(c.index);
       ++total;
     }
   }
   EXPECT_EQ(total, 5u);
+  EXPECT_EQ(positions, (std::set<std::int64_t>{0, 1, 2, 3, 4}));  // numbered within the filter
+  EXPECT_EQ(digests.size(), 1u);                                  // every share names the same run
+  // Negative control: another filter is another run.
+  CaseSelection other{"rows=1", "", 0, 1};
+  EXPECT_NE(select_cases(all, other).run_ids_sha256, *digests.begin());
 }
 
 TEST(Shards, AnIndexOutsideTheCountIsRefused) {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "contracts/contract_error.h"
+#include "common/errors.h"
 #include "contracts/embedded_suite.h"
 #include "harness/ops/ops.h"
 #include "harness/plan.h"

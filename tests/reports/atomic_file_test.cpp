@@ -1,6 +1,6 @@
 // write_file_atomically: a whole new file or the old one untouched. Each failure mode must leave an
 // earlier report as it was and no temporary file behind.
-#include "reports/atomic_file.h"
+#include "common/atomic_file.h"
 
 #include <gtest/gtest.h>
 #include <sys/resource.h>
@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "contracts/file_text.h"
+#include "common/file_text.h"
 #include "tests/support/text_files.h"
 
 namespace samebits {

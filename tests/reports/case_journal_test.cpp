@@ -1,6 +1,6 @@
 // The journal: fault lines (`run --isolate`'s crashed cases) read back, the later line of an id
 // counting, bad ones refused; one writer (its lock), its folder made when missing.
-#include "reports/case_journal.h"
+#include "reports/model/case_journal.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <string>
 
-#include "contracts/contract_error.h"
+#include "common/errors.h"
 #include "tests/support/text_files.h"
 
 namespace samebits {

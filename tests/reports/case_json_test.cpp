@@ -1,6 +1,6 @@
 // The 3.0 case layout: fields at their defaults left out and restored, a mismatch's values and
 // ULPs taken from its bits, kernel launches and property names in report-level tables.
-#include "reports/case_json.h"
+#include "reports/model/case_json.h"
 
 #include <gtest/gtest.h>
 
@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "contracts/contract_error.h"
-#include "reports/json_report.h"
-#include "reports/mismatch_bits.h"
-#include "reports/outcome.h"
-#include "reports/report_reader.h"
+#include "common/errors.h"
+#include "reports/model/json_report.h"
+#include "reports/model/mismatch_bits.h"
+#include "reports/model/outcome.h"
+#include "reports/model/report_reader.h"
 
 namespace samebits {
 namespace {
@@ -58,10 +58,9 @@ CaseResult violated_case() {
 Report sample_report() {
   Report r;
   r.created = "2025-01-01T00:00:00Z";
-  r.tool = Json{{"name", "samebits"}};
-  r.command = Json::array({"samebits", "run"});
-  r.settings = Json{{"device", "cpu"}};
-  r.environment = Json{{"torch", "2.11.0"}};
+  r.command = {"samebits", "run"};
+  r.settings.device = "cpu";
+  r.environment.torch.version = "2.11.0";
   r.cases = {violated_case()};
   r.checks = judge_checks(r.cases);
   r.summary = summarize(r.cases, r.checks);

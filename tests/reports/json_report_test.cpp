@@ -1,7 +1,7 @@
 // The JSON report: schema and version first, fixed key order at every level, defaults and what
 // the bits say left out, non-finite numbers as strings so the file stays valid JSON, and the
 // terminal summary with surprises first.
-#include "reports/json_report.h"
+#include "reports/model/json_report.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -16,11 +16,11 @@
 #include <string>
 #include <vector>
 
-#include "contracts/file_text.h"
-#include "reports/atomic_file.h"
-#include "reports/outcome.h"
-#include "reports/report_reader.h"
-#include "reports/report_writer.h"
+#include "common/atomic_file.h"
+#include "common/file_text.h"
+#include "reports/model/outcome.h"
+#include "reports/model/report_reader.h"
+#include "reports/render/report_writer.h"
 
 namespace samebits {
 namespace {
@@ -80,10 +80,9 @@ CaseResult violated_case() {
 Report sample_report() {
   Report r;
   r.created = "2025-01-01T00:00:00Z";
-  r.tool = Json{{"name", "samebits"}};
-  r.command = Json::array({"samebits", "run"});
-  r.settings = Json{{"device", "cpu"}};
-  r.environment = Json{{"torch", "2.11.0"}};
+  r.command = {"samebits", "run"};
+  r.settings.device = "cpu";
+  r.environment.torch.version = "2.11.0";
   r.contracts = {{"sum", "contracts/sum.json", std::string(64, 'c'), "sum", "x.sum(0)", "{}"}};
   r.cases = {violated_case()};
   r.checks = judge_checks(r.cases);

@@ -1,6 +1,6 @@
 // The gate: each group's verdicts against its expectation (as expected, new violation, stale,
 // informational, not run, errored), the exit code, grouping, and per-axis violation tallies.
-#include "reports/outcome.h"
+#include "reports/model/outcome.h"
 
 #include <gtest/gtest.h>
 

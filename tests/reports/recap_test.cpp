@@ -1,17 +1,18 @@
 // The recap of what went wrong (terminal, `show`, Markdown) and a case's detail, drawn from a real
 // report (shipped contracts on the CPU with a planted flaw): every unexpected check and its cases
 // with rerun commands, drift from the baseline comparison, and the caps and their counts.
+#include "reports/render/recap.h"
+
 #include <gtest/gtest.h>
 
 #include <set>
 #include <string>
 
-#include "reports/case_detail.h"
-#include "reports/check_headline.h"
-#include "reports/markdown_report.h"
-#include "reports/markup.h"
-#include "reports/outcome.h"
-#include "reports/recap.h"
+#include "reports/model/outcome.h"
+#include "reports/render/case_detail.h"
+#include "reports/render/check_headline.h"
+#include "reports/render/markdown_report.h"
+#include "reports/render/markup.h"
 #include "tests/reports/render_fixture.h"
 
 namespace samebits {

@@ -6,7 +6,7 @@
 
 #include "contracts/embedded_suite.h"
 #include "harness/ops/ops.h"
-#include "reports/outcome.h"
+#include "reports/model/outcome.h"
 #include "tests/support/miniature.h"
 #include "tests/support/planted_flaw.h"
 #include "tests/support/run_contracts.h"

@@ -2,7 +2,7 @@
 // planted flaw and one errored case, so every outcome a renderer must draw is in it.
 #pragma once
 
-#include "reports/report.h"
+#include "reports/model/report.h"
 
 namespace samebits {
 

@@ -5,11 +5,11 @@
 #include <exception>
 #include <string>
 
-#include "reports/html_report.h"
-#include "reports/junit_report.h"
-#include "reports/markdown_report.h"
-#include "reports/report_reader.h"
-#include "reports/report_writer.h"
+#include "reports/model/report_reader.h"
+#include "reports/render/html_report.h"
+#include "reports/render/junit_report.h"
+#include "reports/render/markdown_report.h"
+#include "reports/render/report_writer.h"
 #include "tests/reports/render_fixture.h"
 
 int main(int argc, char** argv) {

@@ -1,7 +1,7 @@
 // Reading reports back: a report with every field survives JSON and back unchanged, the committed
 // example reports (a run and sweeps, schema 2.x) load whole and read the same once rewritten in the
 // compact 3.0 layout, and a bad report names its path.
-#include "reports/report_reader.h"
+#include "reports/model/report_reader.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -11,10 +11,11 @@
 #include <filesystem>
 #include <string>
 
-#include "contracts/baseline.h"
-#include "contracts/contract_error.h"
-#include "contracts/file_text.h"
-#include "reports/json_report.h"
+#include "common/errors.h"
+#include "common/file_text.h"
+#include "reports/model/baseline.h"
+#include "reports/model/dispatch_json.h"
+#include "reports/model/json_report.h"
 
 namespace samebits {
 namespace {
@@ -22,10 +23,12 @@ namespace {
 Report every_field() {
   Report r;
   r.created = "2026-11-24T00:00:00Z";
-  r.tool = {{"name", "samebits"}, {"version", "0.1.0"}};
-  r.command = Json::array({"samebits", "run"});
-  r.settings = {{"device", "cpu"}, {"seed", "18446744073709551615"}};
-  r.environment = {{"device", "cpu"}, {"torch", {{"version", "2.11.0"}}}};
+  r.tool.version = "0.1.0";
+  r.command = {"samebits", "run"};
+  r.settings.device = "cpu";
+  r.settings.seed = 18446744073709551615u;
+  r.environment.device = "cpu";
+  r.environment.torch.version = "2.11.0";
   r.contracts.push_back({"sum", "embedded:sum.json", "ab", "sum", "d", "{}"});
   CaseResult c;
   c.id = "sum/determinism/aten/cpu/N=3";
@@ -269,7 +272,7 @@ TEST(ReportReader, ExampleSweepsDispatchMapsRoundTrip) {
     const Json j = read_report_json(path);
     const Report r = report_from_json(j, path);
     ASSERT_TRUE(r.dispatch.has_value()) << path;
-    EXPECT_EQ(dispatch_to_json(*r.dispatch).dump(), j["dispatch"].dump()) << path;
+    EXPECT_EQ(Json(*r.dispatch).dump(), j["dispatch"].dump()) << path;
     ++sweeps;
   }
   EXPECT_GT(sweeps, 0);

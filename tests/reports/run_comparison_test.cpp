@@ -1,12 +1,12 @@
 // Comparing a run with an earlier one: verdict changes (a subset that missed an earlier violation
 // is not one), drift case by case and output by output, the platform differences named, and the
 // drift of cases known to vary reported apart, without gating.
-#include "reports/run_comparison.h"
+#include "reports/model/run_comparison.h"
 
 #include <gtest/gtest.h>
 
-#include "reports/baseline_writer.h"
-#include "reports/outcome.h"
+#include "reports/model/baseline_writer.h"
+#include "reports/model/outcome.h"
 
 namespace samebits {
 namespace {
@@ -26,7 +26,9 @@ CaseResult case_of(const std::string& check, int n, Verdict v, const std::string
 
 Report run(std::vector<CaseResult> cases, std::int64_t planned_each = 0) {
   Report r;
-  r.environment = {{"device", "cpu"}, {"torch", {{"version", "2.11.0"}}}, {"host", {{"cpu", "X"}}}};
+  r.environment.device = "cpu";
+  r.environment.torch.version = "2.11.0";
+  r.environment.host.cpu = "X";
   PlannedCounts planned;
   if (planned_each > 0) {
     for (const auto& c : cases)
@@ -99,7 +101,7 @@ TEST(RunComparison, ASubsetThatMissedTheViolationIsNotJudged) {
 
 TEST(RunComparison, AnotherPlatformIsNamedFieldByField) {
   Report now = earlier();
-  now.environment["torch"]["version"] = "2.12.0";
+  now.environment.torch.version = "2.12.0";
   const RunComparison c = compare_runs(baseline_of(earlier(), "base"), now, "now");
   EXPECT_EQ(c.platform_differences, std::vector<std::string>{"torch: 2.11.0 there, 2.12.0 here"});
   EXPECT_FALSE(c.gates(true));

@@ -9,7 +9,7 @@
 #include "contracts/contract.h"
 #include "harness/op_registry.h"
 #include "harness/plan.h"
-#include "reports/report.h"
+#include "reports/model/report.h"
 
 namespace samebits {
 

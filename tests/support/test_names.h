@@ -7,7 +7,7 @@
 #include <string>
 
 #include "contracts/contract.h"
-#include "reports/report.h"
+#include "reports/model/report.h"
 
 namespace samebits {
 

@@ -1,3 +1,3 @@
-// fixture: floor 0 including floor 3 (the planted upward include)
+// fixture: floor 1 including floor 4 (the planted upward include)
 #pragma once
 #include "cli/top.h"

@@ -1,0 +1,85 @@
+// Two runs of the same contracts compared: which check verdicts changed (these gate) and which
+// cases kept their verdict but not their bits (digest drift), for `run --baseline` and `report
+// diff`.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "reports/model/baseline.h"
+#include "reports/model/platform.h"
+#include "reports/model/report.h"
+
+namespace samebits {
+
+// A check whose observed verdict differs from the earlier run's.
+struct VerdictChange {
+  std::string check;  // "contract/check/impl"
+  Expectation before = Expectation::holds;
+  Expectation after = Expectation::holds;
+};
+
+// A case present in both runs whose outputs' digests (or verdict) differ.
+struct CaseDrift {
+  std::string id;
+  Expectation before = Expectation::holds;
+  Expectation after = Expectation::holds;
+  std::vector<std::string> outputs;  // the outputs whose digests differ ("*": the output set)
+};
+
+struct RunComparison {
+  std::string before;  // the earlier run's name (a baseline's name, a report's path)
+  std::string after;
+  PlatformFingerprint before_platform, after_platform;
+  std::vector<std::string> platform_differences;  // empty: the same platform
+  std::vector<VerdictChange> verdict_changes;
+  // Checks the earlier run saw violated that this run, a subset of them, saw hold: not judged.
+  std::vector<std::string> not_judged;
+  std::vector<CaseDrift> drift;
+  // Drift of cases the baseline marks as varying (CaseRecord::varies): reported, never gating.
+  std::vector<CaseDrift> varied;
+  // Cases whose digests were not the baseline's first but one it also saw (a case known to vary
+  // from run to run on that platform): not drift.
+  std::vector<std::string> matched_also_seen;
+  std::int64_t checks_compared = 0, cases_compared = 0;
+  std::vector<std::string> checks_only_before, checks_only_after;
+  std::int64_t cases_only_before = 0, cases_only_after = 0;
+  bool before_has_digests = false;  // an outcomes-only baseline cannot show drift
+
+  bool gates(bool fail_on_drift) const {
+    return !verdict_changes.empty() || (fail_on_drift && !drift.empty());
+  }
+};
+
+// What a report records of its platform: every check's verdict and every case's digests (the
+// baseline `samebits baseline write` writes); a case whose implementation's determinism check
+// was violated in it is marked varies.
+Baseline baseline_of(const Report& report, const std::string& name);
+
+// Adds `report`'s case digests to `baseline` as digests also seen (CaseRecord::also_seen) where
+// they differ from every set recorded, and marks those cases varies (and those of an
+// implementation whose determinism check the report saw violated); returns the ids of the cases
+// with new digests. Throws ContractError if
+// the report's platform differs, or a check's verdict (a baseline holds one verdict per check).
+std::vector<std::string> add_run(Baseline& baseline, const Report& report,
+                                 const std::string& report_name);
+
+// Records `report` over what `baseline` held for the checks and cases it ran: their verdicts and
+// digests replace the old ones (and the other digests seen for them are dropped); every other
+// check and case stays. For a run of a subset (`run --filter`) after a kernel change. A case that
+// gave digests the baseline already knows for it, with the same verdict, keeps its record; a case
+// with other bits gets them as its only digests, and stays marked varies if it was. Returns the ids
+// of the cases whose digests or verdict changed. Throws ContractError if the report ran on
+// another platform.
+std::vector<std::string> replace_from(Baseline& baseline, const Report& report,
+                                      const std::string& report_name);
+
+// `after` is judged whole unless its checks say they ran a subset (CheckResult::cases < planned).
+RunComparison compare_runs(const Baseline& before, const Report& after, const std::string& name);
+
+// A terminal table: the platform note, verdict changes, then drift (the first `max_rows` cases).
+std::string comparison_text(const RunComparison& comparison, std::size_t max_rows = 20);
+Json run_comparison_to_json(const RunComparison& comparison);
+
+}  // namespace samebits

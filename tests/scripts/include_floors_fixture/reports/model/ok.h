@@ -1,0 +1,2 @@
+// A model header a renderer may include.
+#pragma once

@@ -1,0 +1,3 @@
+// A renderer, which the model below it must not include.
+#pragma once
+#include "reports/model/ok.h"
