@@ -7,7 +7,7 @@
 #include "cases/generators.h"
 #include "cli/command_ops.h"
 #include "cli/commands.h"
-#include "harness/checks/check.h"
+#include "harness/check_spec.h"
 #include "harness/contract_loading.h"
 #include "harness/device_choice.h"
 #include "harness/plan.h"
@@ -71,7 +71,7 @@ int list(const std::vector<std::string>& paths) {
   }
   fmt::print("\ncheck kinds (what each compares, and the axes it adds beside the op's):\n");
   for (CheckKind kind : all_check_kinds()) {
-    const Check& check = check_for(kind);
+    const CheckSpec& check = check_spec_for(kind);
     fmt::print("  {}: {}\n", to_string(kind), check.compares());
     print_axes(check.axes(), "      ");
   }

@@ -31,7 +31,7 @@ int diff(const ReportOptions& o) {
   const RunComparison c = compare_runs(baseline_of(before, o.inputs[0]), after, o.inputs[1]);
   fmt::print("{}", comparison_text(c, o.rows));
   if (!o.json.empty()) {
-    write_file_atomically(o.json, run_comparison_to_json(c).dump(2) + "\n");
+    write_file_atomically(o.json, Json(c).dump(2) + "\n");
     fmt::print("diff: {}\n", o.json);
   }
   return c.gates(o.fail_on_drift) ? kExitUnexpected : kExitAsExpected;

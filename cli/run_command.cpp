@@ -102,9 +102,9 @@ std::vector<OutputTarget> output_targets(const RunOptions& o, const std::string&
 // `--baseline`: the comparison printed after the summary and kept in the report; a verdict
 // change (or with --fail-on-drift, drift) turns an otherwise passing run into exit 1.
 std::string compare_with_baseline(const RunOptions& o, const Baseline& baseline, Report& report) {
-  const RunComparison c = compare_runs(baseline, report, "this run");
-  report.baseline_comparison = run_comparison_to_json(c);
-  report.baseline_comparison["baseline"] = o.baseline;
+  RunComparison c = compare_runs(baseline, report, "this run");
+  c.baseline_file = o.baseline;
+  report.baseline_comparison = c;
   if (c.gates(o.fail_on_drift) && report.summary.exit_code == kExitAsExpected) {
     report.summary.exit_code = kExitUnexpected;
   }

@@ -15,21 +15,11 @@
 #include "cases/sweep.h"
 #include "cases/varlen.h"
 #include "contracts/contract.h"
+#include "harness/axis_spec.h"
 #include "harness/kernel_capture.h"
 #include "reports/model/kernel_launch.h"
 
 namespace samebits {
-
-// An axis the op reads from a sweep point; `fallback` fills it in when a contract omits it.
-struct AxisSpec {
-  enum class Type { integer, number, text, flag, integer_list };
-  std::string name;
-  Type type = Type::integer;
-  Json fallback;                     // null: the contract must give it (unless optional)
-  std::vector<std::string> choices;  // text axes: accepted values (empty: any)
-  std::string help;
-  bool optional = false;  // with a null fallback: a point may leave it out (nothing filled in)
-};
 
 struct ImplSpec {
   std::string name;

@@ -15,14 +15,14 @@
 #include "cases/seeds.h"
 #include "cases/varlen.h"
 #include "common/errors.h"
-#include "harness/checks/check.h"
+#include "harness/check_spec.h"
 
 namespace samebits {
 namespace {
 
 std::vector<AxisSpec> axes_for(const Op& op, CheckKind kind) {
   std::vector<AxisSpec> axes = op.axes();
-  for (auto& a : check_for(kind).axes()) axes.push_back(std::move(a));
+  for (auto& a : check_spec_for(kind).axes()) axes.push_back(std::move(a));
   return axes;
 }
 
@@ -113,7 +113,7 @@ std::string check_value(const Op& op, const AxisSpec& spec, const Json& v) {
 // A check-level reason a point can never run, or "".
 std::string impossible_for_check(CheckKind kind, const Point& p) {
   if (p.has("batch") && p.integer("batch") < 1) return "batch must be at least 1";
-  return check_for(kind).impossible(p).value_or("");
+  return check_spec_for(kind).impossible(p).value_or("");
 }
 
 // Why a point's call would hold more than kMaxCallElements elements, and the axis that makes it

@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "harness/op.h"
+#include "harness/axis_spec.h"
 
 namespace samebits {
 

@@ -28,9 +28,6 @@ class BatchInvariance final : public Check {
 
 }  // namespace
 
-const Check& batch_invariance_check() {
-  static const BatchInvariance check;
-  return check;
-}
+SAMEBITS_REGISTER_CHECK(batch_invariance, BatchInvariance)
 
 }  // namespace samebits

@@ -10,8 +10,8 @@
 
 #include <algorithm>
 #include <optional>
-#include <tuple>
 #include <stdexcept>
+#include <tuple>
 
 #include "cases/seeds.h"
 #include "harness/diff.h"
@@ -104,8 +104,8 @@ std::vector<Outputs> CaseContext::run(const BatchRequest& request, Side side) {
     (variant ? result_.variant_properties : result_.baseline_properties) =
         spec_.op->dispatch_properties(spec_.resolved, request);
   }
-  const KernelCapture::Pending pending(
-      options_.tags.capture, variant ? options_.tags.variant : options_.tags.baseline);
+  const KernelCapture::Pending pending(options_.tags.capture,
+                                       variant ? options_.tags.variant : options_.tags.baseline);
   std::vector<Outputs> out = spec_.op->run(spec_.resolved, shared_, request);
   // Every item carries the outputs its implementation declares, so no comparison can miss one.
   const auto declared = spec_.op->impl_outputs(request.impl);

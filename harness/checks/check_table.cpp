@@ -1,8 +1,9 @@
 // From a check kind to the file that gives it meaning, through the one table of kinds
-// (contracts/check_kind.h): a kind without its harness/checks/<kind>.cpp does not link.
-#include "harness/checks/check.h"
-
+// (contracts/check_kind.h): a kind without its harness/checks/<kind>.cpp does not link. Its spec,
+// what planning reads (harness/check_spec.h), is the same object.
 #include <stdexcept>
+
+#include "harness/checks/check.h"
 
 namespace samebits {
 
@@ -14,6 +15,10 @@ const Check& check_for(CheckKind kind) {
 #undef SAMEBITS_CHECK_CASE
   }
   throw std::logic_error("check kind outside SAMEBITS_CHECK_KINDS");
+}
+
+const CheckSpec& check_spec_for(CheckKind kind) {
+  return check_for(kind);
 }
 
 }  // namespace samebits

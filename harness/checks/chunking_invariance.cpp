@@ -16,8 +16,11 @@ class ChunkingInvariance final : public Check {
   }
   std::vector<AxisSpec> axes() const override {
     return {batch_axis(1),
-            {"chunk", AxisSpec::Type::integer, nullptr, {}, "chunk length; 1 is token-by-token "
-                                                            "decode"}};
+            {"chunk",
+             AxisSpec::Type::integer,
+             nullptr,
+             {},
+             "chunk length; 1 is token-by-token decode"}};
   }
   std::optional<std::string> impossible(const Point& p) const override {
     if (p.integer("chunk") < 1) return "chunk must be at least 1";
@@ -37,9 +40,6 @@ class ChunkingInvariance final : public Check {
 
 }  // namespace
 
-const Check& chunking_invariance_check() {
-  static const ChunkingInvariance check;
-  return check;
-}
+SAMEBITS_REGISTER_CHECK(chunking_invariance, ChunkingInvariance)
 
 }  // namespace samebits

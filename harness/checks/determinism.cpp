@@ -85,9 +85,6 @@ class Determinism final : public Check {
 
 }  // namespace
 
-const Check& determinism_check() {
-  static const Determinism check;
-  return check;
-}
+SAMEBITS_REGISTER_CHECK(determinism, Determinism)
 
 }  // namespace samebits

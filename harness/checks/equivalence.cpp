@@ -26,9 +26,6 @@ class Equivalence final : public Check {
 
 }  // namespace
 
-const Check& equivalence_check() {
-  static const Equivalence check;
-  return check;
-}
+SAMEBITS_REGISTER_CHECK(equivalence, Equivalence)
 
 }  // namespace samebits

@@ -37,9 +37,6 @@ class LayoutInvariance final : public Check {
 
 }  // namespace
 
-const Check& layout_invariance_check() {
-  static const LayoutInvariance check;
-  return check;
-}
+SAMEBITS_REGISTER_CHECK(layout_invariance, LayoutInvariance)
 
 }  // namespace samebits

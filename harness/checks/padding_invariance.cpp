@@ -57,9 +57,6 @@ class PaddingInvariance final : public Check {
 
 }  // namespace
 
-const Check& padding_invariance_check() {
-  static const PaddingInvariance check;
-  return check;
-}
+SAMEBITS_REGISTER_CHECK(padding_invariance, PaddingInvariance)
 
 }  // namespace samebits

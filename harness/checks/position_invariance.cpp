@@ -38,9 +38,6 @@ class PositionInvariance final : public Check {
 
 }  // namespace
 
-const Check& position_invariance_check() {
-  static const PositionInvariance check;
-  return check;
-}
+SAMEBITS_REGISTER_CHECK(position_invariance, PositionInvariance)
 
 }  // namespace samebits

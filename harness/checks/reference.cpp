@@ -10,9 +10,7 @@ namespace {
 class Reference final : public Check {
  public:
   CheckKind kind() const override { return CheckKind::reference; }
-  std::string compares() const override {
-    return "the implementation vs a float64 reference";
-  }
+  std::string compares() const override { return "the implementation vs a float64 reference"; }
   std::vector<AxisSpec> axes() const override { return {batch_axis(1)}; }
   void run(CaseContext& c) const override {
     const auto items = c.items(c.batch());
@@ -27,17 +25,15 @@ class Reference final : public Check {
         o.value = o.value.to(c.device());
       }
     }
-    c.compare(reference, ours,
-              on_device && c.device().is_cuda() ? "float64 CUDA reference" : "float64 CPU reference",
-              c.spec().impl);
+    c.compare(
+        reference, ours,
+        on_device && c.device().is_cuda() ? "float64 CUDA reference" : "float64 CPU reference",
+        c.spec().impl);
   }
 };
 
 }  // namespace
 
-const Check& reference_check() {
-  static const Reference check;
-  return check;
-}
+SAMEBITS_REGISTER_CHECK(reference, Reference)
 
 }  // namespace samebits

@@ -1,5 +1,5 @@
-// Factories for the op adapters, each in the file named after its op (or its pair of ops). The
-// built-in registry lists them here explicitly (no static registration): every op in one place.
+// The table of built-in op adapters and their factories, each in the file named after its op (or
+// its pair of ops). No static registration: every op is one row here.
 #pragma once
 
 #include <memory>
@@ -9,18 +9,27 @@
 
 namespace samebits {
 
-std::unique_ptr<Op> make_sum_op();          // sum_mean_ops.cpp
-std::unique_ptr<Op> make_mean_op();         // sum_mean_ops.cpp
-std::unique_ptr<Op> make_softmax_op();      // softmax_log_softmax_ops.cpp
-std::unique_ptr<Op> make_log_softmax_op();  // softmax_log_softmax_ops.cpp
-std::unique_ptr<Op> make_topk_op();         // topk_op.cpp
-std::unique_ptr<Op> make_sort_op();         // sort_op.cpp
-std::unique_ptr<Op> make_matmul_op();       // matmul_linear_ops.cpp
-std::unique_ptr<Op> make_linear_op();       // matmul_linear_ops.cpp
-std::unique_ptr<Op> make_rmsnorm_op();      // rmsnorm_op.cpp
-std::unique_ptr<Op> make_sdpa_op();         // sdpa_op.cpp (sdpa_backends, sdpa_batching)
-std::unique_ptr<Op> make_indexer_op();      // indexer_op.cpp (indexer_pipelines)
+// The built-in ops, in the order `samebits list` shows them: one row per op, whose factory
+// make_<op>_op() lives in the file named after it (<op>_op.cpp, sum_mean_ops.cpp,
+// softmax_log_softmax_ops.cpp, matmul_linear_ops.cpp, sdpa/op.cpp).
+#define SAMEBITS_BUILTIN_OPS(X) \
+  X(sum)                        \
+  X(mean)                       \
+  X(softmax)                    \
+  X(log_softmax)                \
+  X(topk)                       \
+  X(sort)                       \
+  X(matmul)                     \
+  X(linear)                     \
+  X(rmsnorm)                    \
+  X(sdpa)                       \
+  X(indexer)
 
+#define SAMEBITS_DECLARE_OP(name) std::unique_ptr<Op> make_##name##_op();
+SAMEBITS_BUILTIN_OPS(SAMEBITS_DECLARE_OP)
+#undef SAMEBITS_DECLARE_OP
+
+// One adapter of every row, in the table's order.
 std::vector<std::unique_ptr<Op>> make_builtin_ops();
 
 }  // namespace samebits

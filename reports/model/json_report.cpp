@@ -41,7 +41,7 @@ Json report_to_json(const Report& r) {
   }
   tables.add_to(j);
   j["cases"] = std::move(cases);
-  if (!r.baseline_comparison.is_null()) j["baseline"] = r.baseline_comparison;
+  if (r.baseline_comparison) j["baseline"] = *r.baseline_comparison;
   if (r.dispatch) j["dispatch"] = *r.dispatch;
   return j;
 }

@@ -11,6 +11,7 @@
 #include "contracts/contract.h"
 #include "reports/model/dispatch_map.h"
 #include "reports/model/kernel_launch.h"
+#include "reports/model/run_comparison.h"
 #include "reports/model/run_environment.h"
 #include "reports/model/run_records.h"
 
@@ -188,8 +189,8 @@ struct Report {
   std::vector<ContractInfo> contracts;
   std::vector<CheckResult> checks;
   std::vector<CaseResult> cases;
-  // `run --baseline`: the comparison with the baseline (run_comparison_to_json), else null.
-  Json baseline_comparison = nullptr;
+  // `run --baseline`: the comparison with the baseline, absent from other runs.
+  std::optional<RunComparison> baseline_comparison;
   std::optional<DispatchMap> dispatch;  // a sweep's map (samebits sweep), absent from runs
   Summary summary;
 };

@@ -57,9 +57,7 @@ Report report_of(const Json& j) {
     r.cases.push_back(
         within(fmt::format("/cases/{}", i), [&] { return case_of(cases[i], tables); }));
   }
-  if (top.has("baseline")) {
-    r.baseline_comparison = within("/baseline", [&] { return Fields(j.at("baseline")).json(); });
-  }
+  if (top.has("baseline")) r.baseline_comparison = top.as<RunComparison>("baseline");
   if (top.has("dispatch")) r.dispatch = top.as<DispatchMap>("dispatch");
   return r;
 }

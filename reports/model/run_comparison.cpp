@@ -10,6 +10,8 @@
 #include <set>
 
 #include "common/errors.h"
+#include "common/json_fields.h"
+#include "reports/model/report.h"
 
 namespace samebits {
 namespace {
@@ -242,17 +244,6 @@ std::string drift_rows(const char* tag, const std::vector<CaseDrift>& rows, std:
   return out;
 }
 
-Json drift_json(const std::vector<CaseDrift>& rows) {
-  Json out = Json::array();
-  for (const auto& d : rows) {
-    out.push_back(Json{{"id", d.id},
-                       {"before", to_string(d.before)},
-                       {"after", to_string(d.after)},
-                       {"outputs", d.outputs}});
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string comparison_text(const RunComparison& c, std::size_t max_rows) {
@@ -308,8 +299,34 @@ std::string comparison_text(const RunComparison& c, std::size_t max_rows) {
   return out;
 }
 
-Json run_comparison_to_json(const RunComparison& c) {
-  Json j;
+void to_json(Json& j, const VerdictChange& v) {
+  j = Json{{"check", v.check}, {"before", to_string(v.before)}, {"after", to_string(v.after)}};
+}
+
+void from_json(const Json& j, VerdictChange& v) {
+  const Fields f(j);
+  v.check = f.text("check");
+  v.before = f.enumerated<Expectation>("before", expectation_names(), Expectation::holds);
+  v.after = f.enumerated<Expectation>("after", expectation_names(), Expectation::holds);
+}
+
+void to_json(Json& j, const CaseDrift& d) {
+  j = Json{{"id", d.id},
+           {"before", to_string(d.before)},
+           {"after", to_string(d.after)},
+           {"outputs", d.outputs}};
+}
+
+void from_json(const Json& j, CaseDrift& d) {
+  const Fields f(j);
+  d.id = f.text("id");
+  d.before = f.enumerated<Expectation>("before", expectation_names(), Expectation::holds);
+  d.after = f.enumerated<Expectation>("after", expectation_names(), Expectation::holds);
+  d.outputs = f.list<std::string>("outputs");
+}
+
+void to_json(Json& j, const RunComparison& c) {
+  j = Json::object();
   j["before"] = c.before;
   j["after"] = c.after;
   j["before_platform"] = c.before_platform;
@@ -317,23 +334,42 @@ Json run_comparison_to_json(const RunComparison& c) {
   j["same_platform"] = c.platform_differences.empty();
   j["platform_differences"] = c.platform_differences;
   j["checks_compared"] = c.checks_compared;
-  Json changes = Json::array();
-  for (const auto& v : c.verdict_changes) {
-    changes.push_back(
-        Json{{"check", v.check}, {"before", to_string(v.before)}, {"after", to_string(v.after)}});
-  }
-  j["verdict_changes"] = changes;
+  j["verdict_changes"] = c.verdict_changes;
   j["not_judged"] = c.not_judged;
   j["digests_compared"] = c.before_has_digests;
   j["cases_compared"] = c.cases_compared;
-  j["drift"] = drift_json(c.drift);
-  j["varied"] = drift_json(c.varied);
+  j["drift"] = c.drift;
+  j["varied"] = c.varied;
   j["matched_also_seen"] = c.matched_also_seen;
   j["checks_only_before"] = c.checks_only_before;
   j["checks_only_after"] = c.checks_only_after;
   j["cases_only_before"] = c.cases_only_before;
   j["cases_only_after"] = c.cases_only_after;
-  return j;
+  if (!c.baseline_file.empty()) j["baseline"] = c.baseline_file;
+}
+
+void from_json(const Json& j, RunComparison& c) {
+  const Fields f(j);
+  c.before = f.text("before");
+  c.after = f.text("after");
+  c.baseline_file = f.text("baseline");
+  c.before_platform = f.has("before_platform") ? f.as<PlatformFingerprint>("before_platform")
+                                               : PlatformFingerprint{};
+  c.after_platform =
+      f.has("after_platform") ? f.as<PlatformFingerprint>("after_platform") : PlatformFingerprint{};
+  c.platform_differences = f.list<std::string>("platform_differences");
+  c.checks_compared = f.number<std::int64_t>("checks_compared");
+  c.verdict_changes = f.list<VerdictChange>("verdict_changes");
+  c.not_judged = f.list<std::string>("not_judged");
+  c.before_has_digests = f.flag("digests_compared");
+  c.cases_compared = f.number<std::int64_t>("cases_compared");
+  c.drift = f.list<CaseDrift>("drift");
+  c.varied = f.list<CaseDrift>("varied");
+  c.matched_also_seen = f.list<std::string>("matched_also_seen");
+  c.checks_only_before = f.list<std::string>("checks_only_before");
+  c.checks_only_after = f.list<std::string>("checks_only_after");
+  c.cases_only_before = f.number<std::int64_t>("cases_only_before");
+  c.cases_only_after = f.number<std::int64_t>("cases_only_after");
 }
 
 }  // namespace samebits

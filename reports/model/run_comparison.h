@@ -7,11 +7,13 @@
 #include <string>
 #include <vector>
 
+#include "common/json_document.h"
 #include "reports/model/baseline.h"
 #include "reports/model/platform.h"
-#include "reports/model/report.h"
 
 namespace samebits {
+
+struct Report;  // reports/model/report.h, which holds a RunComparison
 
 // A check whose observed verdict differs from the earlier run's.
 struct VerdictChange {
@@ -31,6 +33,7 @@ struct CaseDrift {
 struct RunComparison {
   std::string before;  // the earlier run's name (a baseline's name, a report's path)
   std::string after;
+  std::string baseline_file;  // `run --baseline FILE`: FILE ("" from `report diff`)
   PlatformFingerprint before_platform, after_platform;
   std::vector<std::string> platform_differences;  // empty: the same platform
   std::vector<VerdictChange> verdict_changes;
@@ -80,6 +83,16 @@ RunComparison compare_runs(const Baseline& before, const Report& after, const st
 
 // A terminal table: the platform note, verdict changes, then drift (the first `max_rows` cases).
 std::string comparison_text(const RunComparison& comparison, std::size_t max_rows = 20);
-Json run_comparison_to_json(const RunComparison& comparison);
+
+// As JSON (to_json/from_json, found by ADL): a report's "baseline" and `report diff --json`.
+// "same_platform" is written from platform_differences and not read back; "baseline" is written
+// when baseline_file is set. Read back, absent fields take their defaults and wrong types are
+// FieldErrors at their path.
+void to_json(Json& j, const VerdictChange& change);
+void from_json(const Json& j, VerdictChange& change);
+void to_json(Json& j, const CaseDrift& drift);
+void from_json(const Json& j, CaseDrift& drift);
+void to_json(Json& j, const RunComparison& comparison);
+void from_json(const Json& j, RunComparison& comparison);
 
 }  // namespace samebits

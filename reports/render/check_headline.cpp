@@ -51,8 +51,7 @@ std::string exit_meaning(int exit_code) {
 
 std::string exit_meaning(const Report& report) {
   const Summary& s = report.summary;
-  if (s.exit_code == kExitUnexpected && s.unexpected == 0 &&
-      report.baseline_comparison.is_object()) {
+  if (s.exit_code == kExitUnexpected && s.unexpected == 0 && report.baseline_comparison) {
     return "the baseline comparison gates";
   }
   return exit_meaning(s.exit_code);

@@ -11,31 +11,17 @@ namespace {
 
 constexpr std::size_t kDriftRows = 20;
 
-std::string text(const Json& j, const char* key) {
-  if (!j.is_object() || !j.contains(key)) return "";
-  const Json& v = j.at(key);
-  return escape_markup(v.is_string() ? v.get<std::string>() : v.dump());
-}
-
-const Json& array_at(const Json& j, const char* key) {
-  static const Json kEmpty = Json::array();
-  return j.contains(key) && j.at(key).is_array() ? j.at(key) : kEmpty;
-}
-
 // A table of drifted cases (the first kDriftRows), headed `heading`; "" for none.
-std::string drift_table(const char* heading, const Json& drift) {
+std::string drift_table(const char* heading, const std::vector<CaseDrift>& drift) {
   if (drift.empty()) return "";
   std::string out = std::string("<table><thead><tr><th>") + heading +
                     "</th><th>outputs</th><th>verdict</th></tr></thead><tbody>";
   for (std::size_t i = 0; i < drift.size() && i < kDriftRows; ++i) {
-    const Json& d = drift[i];
+    const CaseDrift& d = drift[i];
     std::string outputs;
-    for (const auto& o : array_at(d, "outputs")) {
-      outputs += (outputs.empty() ? "" : ", ") +
-                 escape_markup(o.is_string() ? o.get<std::string>() : o.dump());
-    }
-    const std::string before = text(d, "before"), after = text(d, "after");
-    out += "<tr><td><code>" + text(d, "id") + "</code></td><td>" + outputs + "</td><td>" +
+    for (const auto& o : d.outputs) outputs += (outputs.empty() ? "" : ", ") + escape_markup(o);
+    const std::string before = to_string(d.before), after = to_string(d.after);
+    out += "<tr><td><code>" + escape_markup(d.id) + "</code></td><td>" + outputs + "</td><td>" +
            (before == after ? before : before + " \u2192 " + after) + "</td></tr>";
   }
   out += "</tbody></table>";
@@ -48,30 +34,27 @@ std::string drift_table(const char* heading, const Json& drift) {
 
 }  // namespace
 
-std::string baseline_section_html(const Json& c) {
-  if (!c.is_object()) return "";
-  const Json& changes = array_at(c, "verdict_changes");
-  const Json& drift = array_at(c, "drift");
-  const Json& also = array_at(c, "matched_also_seen");
-  const Json& varied = array_at(c, "varied");
+std::string baseline_section_html(const RunComparison& c) {
+  const auto& changes = c.verdict_changes;
+  const auto& drift = c.drift;
+  const auto& also = c.matched_also_seen;
+  const auto& varied = c.varied;
   std::string out =
       "<section id=\"baseline\"><h2>Against the baseline</h2><p>Compared with <code>" +
-      text(c, "baseline") + "</code> (" + text(c, "before") + "): ";
-  if (c.value("same_platform", true)) {
+      escape_markup(c.baseline_file) + "</code> (" + escape_markup(c.before) + "): ";
+  if (c.platform_differences.empty()) {
     out += "recorded on this platform.";
   } else {
     std::string diffs;
-    for (const auto& d : array_at(c, "platform_differences")) {
-      diffs += (diffs.empty() ? "" : "; ") +
-               escape_markup(d.is_string() ? d.get<std::string>() : d.dump());
-    }
+    for (const auto& d : c.platform_differences)
+      diffs += (diffs.empty() ? "" : "; ") + escape_markup(d);
     out += "recorded on another platform (" + diffs + "): expect drift.";
   }
   out += fmt::format(
       " {} checks compared: <b>{} verdict changes</b> (these gate); {} cases "
       "compared: <b>{} drifted</b> (other bits, the same verdict or not; these "
       "gate with --fail-on-drift){}{}.</p>",
-      text(c, "checks_compared"), changes.size(), text(c, "cases_compared"), drift.size(),
+      c.checks_compared, changes.size(), c.cases_compared, drift.size(),
       also.empty() ? ""
                    : fmt::format("; {} matched bits the baseline also saw in "
                                  "another run (known to vary run to run)",
@@ -83,8 +66,8 @@ std::string baseline_section_html(const Json& c) {
   if (!changes.empty()) {
     out += "<table><thead><tr><th>check</th><th>before</th><th>now</th></tr></thead><tbody>";
     for (const auto& v : changes) {
-      out += "<tr class=\"o-bad\"><td>" + text(v, "check") + "</td><td>" + text(v, "before") +
-             "</td><td>" + text(v, "after") + "</td></tr>";
+      out += "<tr class=\"o-bad\"><td>" + escape_markup(v.check) + "</td><td>" +
+             to_string(v.before) + "</td><td>" + to_string(v.after) + "</td></tr>";
     }
     out += "</tbody></table>";
   }

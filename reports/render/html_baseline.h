@@ -4,11 +4,10 @@
 
 #include <string>
 
-#include "common/json_document.h"
+#include "reports/model/run_comparison.h"
 
 namespace samebits {
 
-// Empty when `comparison` is not an object (the run had no --baseline).
-std::string baseline_section_html(const Json& comparison);
+std::string baseline_section_html(const RunComparison& comparison);
 
 }  // namespace samebits

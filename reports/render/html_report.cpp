@@ -275,7 +275,8 @@ std::string render_html(const Report& report, const std::string& report_path) {
   // Surprises and a sweep's map come first: what a reviewer opened the page for.
   std::string nav = "<nav class=\"toc\">";
   if (!surprises.empty()) nav += "<a href=\"#surprises\">Unexpected</a>";
-  const std::string baseline = baseline_section_html(report.baseline_comparison);
+  const std::string baseline =
+      report.baseline_comparison ? baseline_section_html(*report.baseline_comparison) : "";
   if (!baseline.empty()) nav += "<a href=\"#baseline\">Baseline</a>";
   if (report.dispatch) nav += "<a href=\"#dispatch\">Dispatch map</a>";
   nav +=

@@ -89,23 +89,17 @@ std::string differing_findings(const Report& r) {
 
 // With --baseline: the comparison's counts, in one line.
 std::string baseline_line(const Report& r) {
-  const Json& b = r.baseline_comparison;
-  if (!b.is_object()) return "";
-  auto count = [&](const char* key) {
-    return b.contains(key) && b.at(key).is_array() ? b.at(key).size() : std::size_t{0};
-  };
-  const std::string name = b.contains("baseline") && b.at("baseline").is_string()
-                               ? b.at("baseline").get<std::string>()
-                               : std::string("the baseline");
+  if (!r.baseline_comparison) return "";
+  const RunComparison& b = *r.baseline_comparison;
+  const std::string name = b.baseline_file.empty() ? "the baseline" : b.baseline_file;
   std::string out =
       fmt::format("\nAgainst {}: {} verdict changes, {} cases with other bits (drift)",
-                  escape_markdown(name), count("verdict_changes"), count("drift"));
-  if (count("varied") > 0) {
-    out += fmt::format(", {} more in cases that vary from run to run (not gating)", count("varied"));
+                  escape_markdown(name), b.verdict_changes.size(), b.drift.size());
+  if (!b.varied.empty()) {
+    out +=
+        fmt::format(", {} more in cases that vary from run to run (not gating)", b.varied.size());
   }
-  if (b.contains("same_platform") && b.at("same_platform") == false) {
-    out += ", recorded on another platform";
-  }
+  if (!b.platform_differences.empty()) out += ", recorded on another platform";
   return out + ".\n";
 }
 

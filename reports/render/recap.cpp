@@ -17,35 +17,25 @@ bool failed(Verdict v) {
   return v == Verdict::violated || did_not_run(v);
 }
 
-std::string text_of(const Json& j, const char* key) {
-  if (!j.is_object() || !j.contains(key)) return "";
-  const Json& v = j.at(key);
-  return v.is_string() ? v.get<std::string>() : v.dump();
-}
-
 RecapCase recap_case(const CaseResult& c, const std::string& report_path) {
   return {c.id, case_difference(c), rerun_command(report_path, c.id)};
 }
 
 // The entries of one kind of drift (the comparison's "drift" or "varied" list).
-void add_drift(RecapKind kind, const Json& rows, const std::string& baseline,
+void add_drift(RecapKind kind, const std::vector<CaseDrift>& rows, const std::string& baseline,
                const std::map<std::string, const CaseResult*>& cases,
                const std::string& report_path, std::vector<RecapEntry>& out) {
-  if (!rows.is_array()) return;
   for (const auto& d : rows) {
     RecapEntry e;
     e.kind = kind;
-    e.subject = text_of(d, "id");
-    std::vector<std::string> outputs;
-    if (d.contains("outputs") && d.at("outputs").is_array()) {
-      for (const auto& o : d.at("outputs")) outputs.push_back(o.is_string() ? o.get<std::string>() : o.dump());
-    }
-    const std::string before = text_of(d, "before"), after = text_of(d, "after");
-    e.summary = fmt::format("{} drifted from {}{}",
-                            outputs.empty() ? std::string("its verdict")
-                                            : fmt::format("outputs {}", fmt::join(outputs, ", ")),
-                            baseline,
-                            before == after ? "" : fmt::format(" ({} -> {})", before, after));
+    e.subject = d.id;
+    e.summary = fmt::format(
+        "{} drifted from {}{}",
+        d.outputs.empty() ? std::string("its verdict")
+                          : fmt::format("outputs {}", fmt::join(d.outputs, ", ")),
+        baseline,
+        d.before == d.after ? ""
+                            : fmt::format(" ({} -> {})", to_string(d.before), to_string(d.after)));
     const auto it = cases.find(e.subject);
     if (it != cases.end()) {
       e.cases.push_back(recap_case(*it->second, report_path));
@@ -107,15 +97,13 @@ Recap recap_of(const Report& report, const std::string& report_path) {
     }
     by_kind[static_cast<int>(kind)].push_back(std::move(e));
   }
-  if (report.baseline_comparison.is_object()) {
+  if (const auto& b = report.baseline_comparison) {
     std::map<std::string, const CaseResult*> cases;
     for (const auto& c : report.cases) cases.emplace(c.id, &c);
-    const std::string baseline = text_of(report.baseline_comparison, "baseline");
-    const Json& b = report.baseline_comparison;
-    add_drift(RecapKind::drift, b.contains("drift") ? b.at("drift") : Json(), baseline, cases,
-              report_path, by_kind[static_cast<int>(RecapKind::drift)]);
-    add_drift(RecapKind::varied, b.contains("varied") ? b.at("varied") : Json(), baseline, cases,
-              report_path, by_kind[static_cast<int>(RecapKind::varied)]);
+    add_drift(RecapKind::drift, b->drift, b->baseline_file, cases, report_path,
+              by_kind[static_cast<int>(RecapKind::drift)]);
+    add_drift(RecapKind::varied, b->varied, b->baseline_file, cases, report_path,
+              by_kind[static_cast<int>(RecapKind::varied)]);
   }
   Recap recap;
   for (auto& entries : by_kind) {

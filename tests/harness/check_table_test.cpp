@@ -15,6 +15,8 @@ class CheckTableTest : public ::testing::TestWithParam<CheckKind> {};
 TEST_P(CheckTableTest, EveryKindHasItsCheck) {
   const Check& check = check_for(GetParam());
   EXPECT_EQ(check.kind(), GetParam());
+  // Planning reads the same kind through its torch-free spec.
+  EXPECT_EQ(&check_spec_for(GetParam()), static_cast<const CheckSpec*>(&check));
   EXPECT_FALSE(check.compares().empty());
   std::set<std::string> names;
   for (const auto& a : check.axes()) EXPECT_TRUE(names.insert(a.name).second) << a.name;

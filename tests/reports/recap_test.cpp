@@ -107,12 +107,11 @@ TEST(Recap, ListsDriftedAndVaryingCases) {
   Report r = fixture();
   r.checks.clear();
   const std::string a = r.cases[0].id, b = r.cases[1].id;
-  r.baseline_comparison = Json{
-      {"baseline", "h100.json"},
-      {"drift", Json::array({Json{{"id", a}, {"before", "holds"}, {"after", "violated"},
-                                  {"outputs", Json::array({"out", "lse"})}}})},
-      {"varied", Json::array({Json{{"id", b}, {"before", "holds"}, {"after", "holds"},
-                                   {"outputs", Json::array({"out"})}}})}};
+  RunComparison c;
+  c.baseline_file = "h100.json";
+  c.drift = {{a, Expectation::holds, Expectation::violated, {"out", "lse"}}};
+  c.varied = {{b, Expectation::holds, Expectation::holds, {"out"}}};
+  r.baseline_comparison = c;
   const Recap recap = recap_of(r, "r.json");
   ASSERT_EQ(recap.entries.size(), 2u);
   EXPECT_EQ(recap.entries[0].kind, RecapKind::drift);

@@ -333,10 +333,12 @@ TEST(MarkdownReport, ListsFindingsThatDifferFromTheNearestPlatform) {
 TEST(MarkdownReport, SaysWhatTheBaselineComparisonFound) {
   Report r = fixture();
   EXPECT_EQ(render_markdown(r).find("verdict changes"), std::string::npos);
-  r.baseline_comparison = Json{{"baseline", "h100.json"},
-                               {"verdict_changes", Json::array({Json::object(), Json::object()})},
-                               {"drift", Json::array({Json::object()})},
-                               {"same_platform", false}};
+  RunComparison c;
+  c.baseline_file = "h100.json";
+  c.verdict_changes.resize(2);
+  c.drift.resize(1);
+  c.platform_differences = {"gpu: NVIDIA H100 here NVIDIA A100"};
+  r.baseline_comparison = c;
   EXPECT_NE(render_markdown(r).find("Against h100.json: 2 verdict changes, 1 cases with other bits "
                                     "(drift), recorded on another platform."),
             std::string::npos)
@@ -350,17 +352,14 @@ TEST(HtmlReport, ShowsTheBaselineComparison) {
   EXPECT_EQ(render_html(r, "r.json").find("id=\"baseline\""), std::string::npos);
   r.summary = Summary{};
   r.summary.exit_code = kExitUnexpected;
-  r.baseline_comparison = Json{{"baseline", "h100.json"},
-                               {"before", "h100"},
-                               {"same_platform", true},
-                               {"checks_compared", 3},
-                               {"cases_compared", 9},
-                               {"verdict_changes", Json::array()},
-                               {"drift", Json::array({Json{{"id", "sum/x/<b>"},
-                                                           {"before", "holds"},
-                                                           {"after", "holds"},
-                                                           {"outputs", Json::array({"out"})}}})},
-                               {"matched_also_seen", Json::array({"sum/y"})}};
+  RunComparison c;
+  c.baseline_file = "h100.json";
+  c.before = "h100";
+  c.checks_compared = 3;
+  c.cases_compared = 9;
+  c.drift = {{"sum/x/<b>", Expectation::holds, Expectation::holds, {"out"}}};
+  c.matched_also_seen = {"sum/y"};
+  r.baseline_comparison = c;
   const std::string html = render_html(r, "r.json");
   EXPECT_NE(html.find("id=\"baseline\""), std::string::npos);
   EXPECT_NE(html.find("<b>1 drifted</b>"), std::string::npos);

@@ -89,7 +89,27 @@ Report every_field() {
   r.summary.cases = 1;
   r.summary.findings = 1;
   r.summary.duration_s = 0.5;
-  r.baseline_comparison = {{"before", "x"}};
+  RunComparison b;
+  b.before = "h100";
+  b.after = "this run";
+  b.baseline_file = "h100.json.gz";
+  b.before_platform.device = "cuda";
+  b.before_platform.gpu = "NVIDIA H100 80GB HBM3";
+  b.after_platform.device = "cpu";
+  b.platform_differences = {"device: cuda here cpu"};
+  b.verdict_changes = {{"sum/determinism/aten", Expectation::holds, Expectation::violated}};
+  b.not_judged = {"sum/layout/aten"};
+  b.drift = {{"sum/determinism/aten/cpu/N=3", Expectation::holds, Expectation::violated, {"out"}}};
+  b.varied = {{"sum/layout/aten/cpu/N=1", Expectation::holds, Expectation::holds, {"*", "lse"}}};
+  b.matched_also_seen = {"sum/layout/aten/cpu/N=2"};
+  b.checks_compared = 4;
+  b.cases_compared = 5;
+  b.checks_only_before = {"sum/padding/aten"};
+  b.checks_only_after = {"sum/chunking/aten"};
+  b.cases_only_before = 6;
+  b.cases_only_after = 7;
+  b.before_has_digests = true;
+  r.baseline_comparison = b;
   return r;
 }
 
@@ -107,6 +127,66 @@ TEST(ReportReader, TheRoundTripComparisonSeesAChange) {
   Report back = report_from_json(written, "mem");
   back.cases[0].variant_kernels[0].registers = 33;
   EXPECT_NE(report_to_json(back).dump(), written.dump());
+}
+
+// The baseline comparison reads back field for field: every list and count of every_field()'s
+// differs from its default, so a field the reader dropped would show. Empty lists and a comparison
+// from `report diff` (no baseline file, so no "baseline" key) survive too.
+TEST(ReportReader, TheBaselineComparisonSurvivesTheRoundTrip) {
+  const Report r = every_field();
+  const Json written = Json(*r.baseline_comparison);
+  EXPECT_EQ(written["baseline"], "h100.json.gz");
+  EXPECT_EQ(written["same_platform"], false);
+  EXPECT_EQ(Json(written.get<RunComparison>()).dump(), written.dump());
+  const RunComparison back = report_from_json(report_to_json(r), "mem").baseline_comparison.value();
+  EXPECT_EQ(back.baseline_file, "h100.json.gz");
+  EXPECT_EQ(back.before_platform.gpu, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(back.verdict_changes.at(0).after, Expectation::violated);
+  EXPECT_EQ(back.varied.at(0).outputs, (std::vector<std::string>{"*", "lse"}));
+  EXPECT_TRUE(back.before_has_digests);
+  EXPECT_EQ(back.cases_only_after, 7);
+
+  const Json empty = Json(RunComparison{});
+  EXPECT_FALSE(empty.contains("baseline"));
+  EXPECT_EQ(empty["drift"], Json::array());
+  EXPECT_EQ(empty["same_platform"], true);
+  EXPECT_EQ(Json(empty.get<RunComparison>()).dump(), empty.dump());
+  // Absent fields take their defaults.
+  const RunComparison bare = Json::object().get<RunComparison>();
+  EXPECT_EQ(Json(bare).dump(), empty.dump());
+
+  Report none = every_field();
+  none.baseline_comparison.reset();
+  EXPECT_FALSE(report_to_json(none).contains("baseline"));
+  EXPECT_FALSE(report_from_json(report_to_json(none), "mem").baseline_comparison);
+}
+
+// A wrong-typed field of the comparison is refused at its path under /baseline.
+TEST(ReportReader, ABadBaselineComparisonNamesThePath) {
+  const auto error_of = [](const std::string& pointer, const Json& value) {
+    Json j = report_to_json(every_field());
+    j[Json::json_pointer(pointer)] = value;
+    try {
+      report_from_json(j, "r.json");
+    } catch (const ContractError& e) {
+      return std::string(e.what());
+    }
+    return std::string("read it");
+  };
+  EXPECT_NE(error_of("/baseline/cases_compared", "5").find("r.json: /baseline/cases_compared: "),
+            std::string::npos)
+      << error_of("/baseline/cases_compared", "5");
+  EXPECT_NE(error_of("/baseline/drift/0/outputs/0", 1).find("r.json: /baseline/drift/0/outputs/0"),
+            std::string::npos)
+      << error_of("/baseline/drift/0/outputs/0", 1);
+  EXPECT_NE(error_of("/baseline/verdict_changes/0/after", "maybe")
+                .find("r.json: /baseline/verdict_changes/0/after: \"maybe\" is not one of"),
+            std::string::npos)
+      << error_of("/baseline/verdict_changes/0/after", "maybe");
+  EXPECT_NE(error_of("/baseline/before_platform/gpu", 1).find("r.json: /baseline/before_platform"),
+            std::string::npos)
+      << error_of("/baseline/before_platform/gpu", 1);
+  EXPECT_EQ(error_of("/baseline/cases_compared", 5), "read it");  // negative control
 }
 
 // 2.3: crashed and timed_out verdicts and their counts read back; a 2.2 report without the counts

@@ -131,7 +131,7 @@ TEST(RunComparison, DriftOfAVaryingImplementationDoesNotGate) {
   EXPECT_NE(comparison_text(c).find("VARIES   sum/layout/aten/cpu/N=1: outputs values"),
             std::string::npos)
       << comparison_text(c);
-  EXPECT_EQ(run_comparison_to_json(c)["varied"][0]["id"], "sum/layout/aten/cpu/N=1");
+  EXPECT_EQ(Json(c)["varied"][0]["id"], "sum/layout/aten/cpu/N=1");
 
   Report deterministic = flaky;
   deterministic.cases[1].verdict = Verdict::holds;

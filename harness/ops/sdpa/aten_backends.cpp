@@ -1,6 +1,6 @@
 // Forces one SDPA backend per call through ATen's global flags and the public entry point, and
 // turns a backend's refusal into Unsupported carrying the reasons ATen's own selector gives.
-#include "harness/ops/sdpa_backends.h"
+#include "harness/ops/sdpa/aten_backends.h"
 
 #include <ATen/Context.h>
 #include <c10/util/Exception.h>
@@ -232,7 +232,8 @@ std::string sdpa_backend_name(at::SDPBackend backend) {
 
 at::Tensor attend(const AttentionCall& c, const SdpaImpl& impl) {
   if (impl.bundled)
-    throw std::logic_error("attend() is ATen's SDPA; samebits goes through sdpa_samebits.h");
+    throw std::logic_error(
+        "attend() is ATen's SDPA; samebits goes through sdpa/samebits_attention.h");
   const OnlyBackendGuard only(impl.force);
   at::SDPBackend backend = at::SDPBackend::math;
   if (impl.force) {

@@ -17,7 +17,7 @@ struct SdpaImpl {
   bool cpu = true;
   bool cuda = true;
   std::string description;
-  bool bundled = false;  // samebits' own attention (sdpa_samebits.h), not ATen's SDPA
+  bool bundled = false;  // samebits' own attention (samebits_attention.h), not ATen's SDPA
 };
 
 const std::vector<SdpaImpl>& sdpa_impls();

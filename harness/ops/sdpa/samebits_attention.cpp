@@ -1,6 +1,6 @@
 // The sdpa op's "samebits" implementation through torch.ops.samebits.attention, attention_varlen
 // and attention_with_kvcache (out and lse), with only the op's own call in the capture scope.
-#include "harness/ops/sdpa_samebits.h"
+#include "harness/ops/sdpa/samebits_attention.h"
 
 #include <algorithm>
 #include <stdexcept>

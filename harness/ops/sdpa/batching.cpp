@@ -1,11 +1,11 @@
 // The forms in which a batch of attention sequences reaches SDPA: stacked, right/left-padded or
 // packed with a block mask, and a causal prefill split into chunks or decoded token by token.
-#include "harness/ops/sdpa_batching.h"
+#include "harness/ops/sdpa/batching.h"
 
 #include <algorithm>
 #include <stdexcept>
 
-#include "harness/ops/sdpa_samebits.h"
+#include "harness/ops/sdpa/samebits_attention.h"
 
 namespace samebits {
 namespace {

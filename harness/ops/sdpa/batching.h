@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "cases/varlen.h"
-#include "harness/ops/sdpa_backends.h"
+#include "harness/ops/sdpa/aten_backends.h"
 
 namespace samebits {
 

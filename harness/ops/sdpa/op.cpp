@@ -11,8 +11,8 @@
 #include "cases/generators.h"
 #include "harness/ops/op_support.h"
 #include "harness/ops/ops.h"
-#include "harness/ops/sdpa_backends.h"
-#include "harness/ops/sdpa_batching.h"
+#include "harness/ops/sdpa/aten_backends.h"
+#include "harness/ops/sdpa/batching.h"
 
 namespace samebits {
 namespace {
