@@ -9,7 +9,6 @@
 #include "common/atomic_file.h"
 #include "common/errors.h"
 #include "reports/model/baseline.h"
-#include "reports/model/baseline_writer.h"
 #include "reports/model/outcome.h"
 #include "reports/model/report_reader.h"
 #include "reports/model/run_comparison.h"
@@ -27,7 +26,7 @@ struct BaselineOptions {
 
 int write_file(const std::string& out, const Baseline& baseline) {
   try {
-    write_file_atomically(out, render_baseline(baseline_to_json(baseline)));
+    write_file_atomically(out, baseline_file_text(baseline));
   } catch (const std::exception& e) {
     fmt::print(stderr, "samebits: the baseline was not written: {}\n", e.what());
     return kExitInfrastructure;

@@ -51,6 +51,10 @@ function(_samebits_pch_carrier kind)
   list(TRANSFORM _headers PREPEND "$<$<COMPILE_LANGUAGE:CXX>:")
   list(TRANSFORM _headers APPEND ">")
   target_precompile_headers(${carrier} PRIVATE ${_headers})
+  # The test sets share the test executables' flags (tests/CMakeLists.txt), or GCC refuses them.
+  if(kind MATCHES "tests$")
+    target_compile_options(${carrier} PRIVATE ${SAMEBITS_TEST_CXX_OPTIONS})
+  endif()
   samebits_warnings(${carrier})
 endfunction()
 

@@ -50,7 +50,26 @@ class Fields {
     if (!j_.is_object())
       throw FieldError("", fmt::format("expected an object, got {}", j_.type_name()));
   }
-  static std::string at(const std::string& key) { return "/" + key; }
+  // The JSON Pointer of `key` within this record ("~" and "/" escaped, as RFC 6901 says).
+  static std::string at(const std::string& key) {
+    std::string out = "/";
+    for (char c : key) out += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
+    return out;
+  }
+  // Refuses any key outside `known` ("$schema" and "comment" aside), naming the accepted ones:
+  // for records read from files people write, where a misspelt key must not read as absent.
+  const Fields& only(const std::vector<std::string>& known) const {
+    for (const auto& item : j_.items()) {
+      const std::string& key = item.key();
+      if (key == "$schema" || key == "comment") continue;
+      bool listed = false;
+      for (const auto& k : known) listed = listed || k == key;
+      if (!listed)
+        throw FieldError(at(key), fmt::format("unknown field \"{}\"; accepted: {}", key,
+                                              fmt::join(known, ", ")));
+    }
+    return *this;
+  }
   bool has(const std::string& key) const { return j_.contains(key) && !j_.at(key).is_null(); }
   const Json& required(const std::string& key) const {
     if (!j_.contains(key)) throw FieldError("", fmt::format("missing field \"{}\"", key));

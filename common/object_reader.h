@@ -1,6 +1,6 @@
 // Reading JSON objects the way contracts are read: every key known, every value typed, every error
-// naming the file, the JSON path and the accepted values. Shared by the contract and baseline
-// parsers.
+// naming the file, the JSON path and the accepted values. Contracts are only ever read (people
+// write them), so this reader has no writer to mirror; records samebits writes use Fields.
 #pragma once
 
 #include <fmt/format.h>
@@ -14,6 +14,7 @@
 
 #include "common/errors.h"
 #include "common/json_document.h"
+#include "common/json_fields.h"
 
 namespace samebits::json_reading {
 
@@ -35,19 +36,6 @@ inline std::string accepted(const std::vector<std::string>& names) {
   return fmt::format("accepted: {}", fmt::join(names, ", "));
 }
 
-inline std::string escape_pointer(const std::string& key) {
-  std::string out;
-  for (char c : key) {
-    if (c == '~')
-      out += "~0";
-    else if (c == '/')
-      out += "~1";
-    else
-      out += c;
-  }
-  return out;
-}
-
 // Reads one JSON object, remembering its path and refusing keys it was not told about.
 class ObjectReader {
  public:
@@ -65,7 +53,7 @@ class ObjectReader {
     }
   }
 
-  std::string child(const std::string& key) const { return path_ + "/" + escape_pointer(key); }
+  std::string child(const std::string& key) const { return path_ + Fields::at(key); }
   bool has(const std::string& key) const { return node_.contains(key); }
   const Json& raw(const std::string& key) const { return node_.at(key); }
 

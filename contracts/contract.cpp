@@ -19,7 +19,6 @@ namespace {
 
 using json_reading::accepted;
 using json_reading::EnumTable;
-using json_reading::escape_pointer;
 using json_reading::name_of;
 using json_reading::ObjectReader;
 
@@ -112,7 +111,7 @@ SweepDecl parse_sweep(const Json& node, const std::string& path, const std::stri
   for (const auto& item : node.items()) {
     AxisDecl axis;
     axis.name = item.key();
-    axis.json_path = path + "/" + escape_pointer(item.key());
+    axis.json_path = path + Fields::at(item.key());
     const Json& v = item.value();
     const bool by_device = v.is_object() && !v.contains("range");
     if (by_device) {
@@ -120,7 +119,7 @@ SweepDecl parse_sweep(const Json& node, const std::string& path, const std::stri
       for (const auto& d : device_names()) keys.push_back(d);
       for (const auto& dev : v.items()) {
         if (std::find(keys.begin(), keys.end(), dev.key()) == keys.end()) {
-          throw_contract_error(file, axis.json_path + "/" + escape_pointer(dev.key()),
+          throw_contract_error(file, axis.json_path + Fields::at(dev.key()),
                                fmt::format("unknown device \"{}\"; {}", dev.key(), accepted(keys)));
         }
         axis.values_by_device[dev.key()] =
@@ -212,7 +211,7 @@ void parse_expect(const ObjectReader& check, std::vector<std::string> impls,
   const std::vector<std::string> all = impls;
   impls.erase(std::remove(impls.begin(), impls.end(), against), impls.end());
   for (const auto& item : node.items()) {
-    const std::string ipath = path + "/" + escape_pointer(item.key());
+    const std::string ipath = path + Fields::at(item.key());
     if (!against.empty() && item.key() == against) {
       check.fail(ipath, fmt::format("\"{}\" is what this check compares against; it is "
                                     "not compared with itself, so it takes no expectation",
@@ -258,7 +257,7 @@ void parse_expect(const ObjectReader& check, std::vector<std::string> impls,
       for (const auto& d : device_names()) {
         if (!by_device.count(d)) {
           check.fail(
-              path + "/" + escape_pointer(impl),
+              path + Fields::at(impl),
               fmt::format("no expectation for device \"{}\"; add it or an \"any\" entry", d));
         }
       }

@@ -48,10 +48,23 @@ struct Baseline {
 std::string check_key(const std::string& contract, const std::string& check,
                       const std::string& impl);
 
+// One definition per record, both ways. Reading refuses unknown keys and throws FieldError at the
+// path inside the record; parse_baseline turns that into a ContractError naming the file.
+void to_json(Json& j, const OutputDigests& o);  // [name, baseline_sha256, variant_sha256]
+void from_json(const Json& j, OutputDigests& o);
+void to_json(Json& j, const CaseRecord& r);
+void from_json(const Json& j, CaseRecord& r);
+void to_json(Json& j,
+             const Baseline& b);  // schema, version, name, platform, recorded, checks, cases
+void from_json(const Json& j, Baseline& b);  // every field but `source`
+
 // Throws ContractError naming `source`, the JSON path and the accepted values.
 Baseline parse_baseline(const std::string& text, const std::string& source);
 Baseline load_baseline_file(const std::string& path);
 // The observations shipped with the default suite (contracts/observed/*.json).
 std::vector<Baseline> embedded_baselines();
+// The file `baseline write` writes: the JSON of to_json, one check or case per line, so that a
+// reviewer's diff of two baselines shows the cases that changed.
+std::string baseline_file_text(const Baseline& baseline);
 
 }  // namespace samebits

@@ -329,6 +329,65 @@ TEST(BaselineFiles, TheCommittedBaselinesLoad) {
   EXPECT_GE(files, 2);
 }
 
+// Each committed baseline and recorded platform written back by to_json is the file it was read
+// from, field for field (key order, the version aside, and the "varies" mark that also_seen implies).
+TEST(BaselineFiles, EachFileWrittenBackIsTheSameFile) {
+  int files = 0;
+  for (const auto* dir : {"reports/baselines", "contracts/observed"}) {
+    for (const auto& entry :
+         std::filesystem::directory_iterator(std::filesystem::path(SAMEBITS_SOURCE_DIR) / dir)) {
+      const std::string path = entry.path().string();
+      Json file = Json::parse(read_file_text(path, "the baseline"));
+      const Json written = load_baseline_file(path);
+      file["schema_version"] = kBaselineSchemaVersion;
+      if (file.contains("cases")) {
+        for (auto& [id, record] : file["cases"].items()) {
+          if (record.contains("also_seen") && !record.contains("varies")) {
+            // varies is written before also_seen
+            Json ordered{{"verdict", record["verdict"]}, {"outputs", record["outputs"]},
+                         {"varies", true}, {"also_seen", record["also_seen"]}};
+            record = ordered;
+          }
+        }
+      }
+      // Compared as sorted objects: the hand-kept observation files list checks in contract order.
+      EXPECT_TRUE(nlohmann::json::parse(written.dump()) == nlohmann::json::parse(file.dump()))
+          << path;
+      ++files;
+    }
+  }
+  EXPECT_GE(files, 4);
+}
+
+// A misspelt key in a baseline is refused at its path, naming the accepted keys; a check key's
+// slashes are escaped in the path (RFC 6901).
+TEST(BaselineFiles, AnUnknownKeyOrOutcomeIsRefusedAtItsPath) {
+  const std::string head =
+      R"({"schema": "samebits.baseline", "schema_version": "1.2.0", "name": "x", "platform": {},
+          "recorded": {}, )";
+  const auto error_of = [&](const std::string& rest) {
+    try {
+      parse_baseline(head + rest, "x.json");
+    } catch (const ContractError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  std::string e = error_of(R"("checks": {}, "case": {}})");
+  EXPECT_NE(e.find("x.json"), std::string::npos) << e;
+  EXPECT_NE(e.find("/case"), std::string::npos) << e;
+  EXPECT_NE(e.find("accepted: schema, schema_version"), std::string::npos) << e;
+  e = error_of(R"("checks": {"sum/layout/aten": "held"}})");
+  EXPECT_NE(e.find("/checks/sum~1layout~1aten"), std::string::npos) << e;
+  EXPECT_NE(e.find("\"held\""), std::string::npos) << e;
+  e = error_of(R"("checks": {}, "cases": {"a": {"verdict": "holds", "outputs": [], "vary": 1}}})");
+  EXPECT_NE(e.find("/cases/a/vary"), std::string::npos) << e;
+  e = error_of(R"("checks": {}, "cases": {"a": {"verdict": "holds", "outputs": [["o", 1]]}}})");
+  EXPECT_NE(e.find("/cases/a/outputs/0"), std::string::npos) << e;
+  // Control: the same file with the right keys is read.
+  EXPECT_EQ(error_of(R"("checks": {"sum/layout/aten": "holds"}, "cases": {}})"), "accepted");
+}
+
 // Control: a skipped case in a baseline is refused, naming its path.
 TEST(BaselineFiles, ASkippedCaseIsRefused) {
   const std::string text =

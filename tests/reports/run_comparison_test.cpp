@@ -5,7 +5,6 @@
 
 #include <gtest/gtest.h>
 
-#include "reports/model/baseline_writer.h"
 #include "reports/model/outcome.h"
 
 namespace samebits {
@@ -148,7 +147,7 @@ TEST(RunComparison, DriftOfAVaryingImplementationDoesNotGate) {
 }
 
 // A second run's other digests mark the case varying (add_run), the mark survives the file
-// (baseline_to_json, parse_baseline), and a file of 1.1 (also_seen, no mark) reads as varying.
+// (to_json, baseline_file_text, parse_baseline), and a file of 1.1 (also_seen, no mark) reads as varying.
 TEST(RunComparison, OtherDigestsInAnotherRunMarkTheCaseVarying) {
   Baseline b = baseline_of(earlier(), "base");
   Report second = earlier();
@@ -157,11 +156,11 @@ TEST(RunComparison, OtherDigestsInAnotherRunMarkTheCaseVarying) {
   EXPECT_TRUE(b.cases.at(second.cases[2].id).varies);
   EXPECT_FALSE(b.cases.at(second.cases[0].id).varies);
 
-  const Json written = baseline_to_json(b);
+  const Json written = b;
   EXPECT_EQ(written["schema_version"], kBaselineSchemaVersion);
   EXPECT_EQ(written["cases"][second.cases[2].id]["varies"], true);
   EXPECT_FALSE(written["cases"][second.cases[0].id].contains("varies"));
-  const Baseline read = parse_baseline(render_baseline(written), "written.json");
+  const Baseline read = parse_baseline(baseline_file_text(b), "written.json");
   EXPECT_TRUE(read.cases.at(second.cases[2].id).varies);
   EXPECT_FALSE(read.cases.at(second.cases[0].id).varies);
 
