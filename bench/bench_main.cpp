@@ -15,15 +15,20 @@
 #include "harness/environment.h"
 
 namespace samebits::bench {
+
 namespace {
 
 using Family = std::vector<Row> (*)(int reps, bool full);
 const std::map<std::string, Family> kFamilies = {
     {"reduce", reduce_rows},
+    {"softmax", softmax_rows},
+    {"norm", norm_rows},
+    {"linear", linear_rows},
     {"topk", [](int reps, bool) { return topk_rows(reps); }},
     {"topk_small", [](int reps, bool) { return topk_small_rows(reps); }},
     {"topk_grid", [](int reps, bool full) { return topk_grid_rows(reps, full); }},
-    {"indexer", [](int reps, bool) { return indexer_rows(reps); }}};
+    {"indexer", [](int reps, bool) { return indexer_rows(reps); }},
+    {"decoder", [](int reps, bool) { return decoder_rows(reps); }}};
 
 // One family's compact summary: geomean and slowest speedup, and the points below their target.
 void print_family_summary(const std::string& family, const std::vector<Row>& rows) {
@@ -118,7 +123,8 @@ int main(int argc, char** argv) {
   std::string out;
   app.add_option("--reps", reps, "timed runs per measurement (median reported)");
   app.add_option("--only", only, "families to run (default: all)")
-      ->check(CLI::IsMember({"reduce", "topk", "topk_small", "topk_grid", "indexer"}));
+      ->check(CLI::IsMember({"reduce", "softmax", "norm", "linear", "topk", "topk_small",
+                             "topk_grid", "indexer", "decoder"}));
   app.add_option("--out", out, "write the results as JSON here");
   bool full = false;
   app.add_flag("--full", full, "run the whole grid of each family (default: a coarser grid)");

@@ -1,6 +1,6 @@
-// The matmul and linear ops: ATen's of one activation row against a shared weight, batched as an
-// [M, K] matrix: a GEMM library picks kernel, tiling and split-K from M, so one row may not stay
-// put.
+// The matmul and linear ops (ATen and torch.ops.samebits) of one activation row against a shared
+// weight, batched as an [M, K] matrix: a GEMM library picks kernel, tiling and split-K from M, so
+// one row may not stay put; samebits' order is one per (N, K, dtype).
 #include <fmt/format.h>
 
 #include <cmath>
@@ -10,6 +10,7 @@
 #include "cases/generators.h"
 #include "harness/ops/op_support.h"
 #include "harness/ops/ops.h"
+#include "kernels/linear/binding.h"
 
 namespace samebits {
 namespace {
@@ -26,11 +27,20 @@ class GemmOp final : public Op {
                    : "at::matmul(A, W [K, N]) of [K] rows of A, batched as A [M, K]";
   }
   std::vector<ImplSpec> implementations() const override {
-    if (!linear_) return {{"aten.matmul", "at::matmul(A, W): a 2-D mm, beta = 0", true, true}};
+    const ImplSpec samebits{
+        "samebits",
+        fmt::format("torch.ops.samebits.{}: one order per (N, K, dtype) for every M, stride and "
+                    "alignment (kernels/linear): float32 one fma chain over k, bf16 / f16 "
+                    "tensor-core steps of 16 in ascending k, no split-K",
+                    name()),
+        true, true};
+    if (!linear_)
+      return {{"aten.matmul", "at::matmul(A, W): a 2-D mm, beta = 0", true, true}, samebits};
     return {{"aten.linear",
              "at::linear(x, W, bias): with a bias an addmm, which CUDA runs as a cuBLASLt "
              "epilogue for M >= 2 and through cublasGemmEx for M = 1; without one a plain mm",
-             true, true}};
+             true, true},
+            samebits};
   }
   std::vector<AxisSpec> axes() const override {
     std::vector<AxisSpec> axes = {
@@ -95,7 +105,7 @@ class GemmOp final : public Op {
     } else {
       a = place(a, r.layout, 1);
     }
-    const at::Tensor all = multiply(p, a, w, shared);
+    const at::Tensor all = multiply(r.impl, p, a, w, shared);
     std::vector<Outputs> out;
     for (std::int64_t b = 0; b < all.size(0); ++b) out.push_back({{"out", all[b]}});
     return out;
@@ -105,15 +115,20 @@ class GemmOp final : public Op {
     std::vector<at::Tensor> wide;
     for (const auto& t : shared.tensors) wide.push_back(t.cpu().to(at::kDouble));
     const at::Tensor a = item.inputs.at(0).cpu().to(at::kDouble).unsqueeze(0);
-    return {{"out", multiply(p, a, wide.at(0), Shared{wide})[0]}};
+    return {{"out", multiply("aten", p, a, wide.at(0), Shared{wide})[0]}};
   }
 
  private:
-  at::Tensor multiply(const Point& p, const at::Tensor& a, const at::Tensor& w,
-                      const Shared& shared) const {
+  at::Tensor multiply(const std::string& impl, const Point& p, const at::Tensor& a,
+                      const at::Tensor& w, const Shared& shared) const {
     const ComputeScope under_test;
+    const bool bias = linear_ && p.flag_or("bias", true);
+    if (impl == "samebits") {
+      if (!linear_) return invariant_matmul(a, w);
+      return bias ? invariant_linear(a, w, shared.tensors.at(1)) : invariant_linear(a, w);
+    }
     if (!linear_) return at::matmul(a, w);
-    if (!p.flag_or("bias", true)) return at::linear(a, w);
+    if (!bias) return at::linear(a, w);
     return at::linear(a, w, shared.tensors.at(1));
   }
 

@@ -11,7 +11,7 @@ namespace samebits {
 
 // The built-in ops, in the order `samebits list` shows them: one row per op, whose factory
 // make_<op>_op() lives in the file named after it (<op>_op.cpp, sum_mean_ops.cpp,
-// softmax_log_softmax_ops.cpp, matmul_linear_ops.cpp, sdpa/op.cpp).
+// softmax_log_softmax_ops.cpp, matmul_linear_ops.cpp, sdpa/op.cpp, decoder/op.cpp).
 #define SAMEBITS_BUILTIN_OPS(X) \
   X(sum)                        \
   X(mean)                       \
@@ -23,7 +23,8 @@ namespace samebits {
   X(linear)                     \
   X(rmsnorm)                    \
   X(sdpa)                       \
-  X(indexer)
+  X(indexer)                    \
+  X(decoder)
 
 #define SAMEBITS_DECLARE_OP(name) std::unique_ptr<Op> make_##name##_op();
 SAMEBITS_BUILTIN_OPS(SAMEBITS_DECLARE_OP)

@@ -1,5 +1,5 @@
-// RMSNorm of [D] rows with a shared weight, batched as [B, D]: once composed from ATen ops (a
-// mean over the last dim, whose CUDA reduce config follows B) and once as at::rms_norm.
+// RMSNorm of [D] rows with a shared weight, batched as [B, D]: composed from ATen ops (a mean over
+// the last dim, whose CUDA reduce config follows B), as at::rms_norm, and as samebits.rms_norm.
 #include <fmt/format.h>
 
 #include "cases/draw.h"
@@ -7,12 +7,14 @@
 #include "cases/generators.h"
 #include "harness/ops/op_support.h"
 #include "harness/ops/ops.h"
+#include "kernels/norm/binding.h"
 
 namespace samebits {
 namespace {
 
 constexpr const char* kComposed = "aten.composed";
 constexpr const char* kRmsNorm = "aten.rms_norm";
+constexpr const char* kSamebits = "samebits";
 
 class RmsNormOp final : public Op {
  public:
@@ -29,6 +31,10 @@ class RmsNormOp final : public Op {
             {kRmsNorm,
              "at::rms_norm(x, {D}, w, eps): on CUDA the fused _fused_rms_norm kernel, on the CPU "
              "ATen's composite (opmath upcast, the weight applied after the cast back)",
+             true, true},
+            {kSamebits,
+             "torch.ops.samebits.rms_norm: one order per row length (kernels/norm/"
+             "invariant_norm_order.h), the CPU twin's bits on CUDA; float32, float16, bfloat16",
              true, true}};
   }
   std::vector<AxisSpec> axes() const override {
@@ -54,6 +60,11 @@ class RmsNormOp final : public Op {
                                          const at::Device&) const override {
     if (impl == kRmsNorm && at::isFloat8Type(parse_dtype(p.text("dtype"))))
       return fmt::format("at::rms_norm has no {} kernel", p.text("dtype"));
+    if (impl == kSamebits) {
+      const std::string dtype = p.text("dtype");
+      if (dtype != "float32" && dtype != "float16" && dtype != "bfloat16")
+        return fmt::format("samebits.rms_norm takes float32, float16 or bfloat16, not {}", dtype);
+    }
     return std::nullopt;
   }
   std::optional<std::string> impossible(const Point& p) const override {
@@ -82,8 +93,9 @@ class RmsNormOp final : public Op {
     const at::Tensor& w = shared.tensors.at(0);
     const double eps = p.real("eps");
     const ComputeScope under_test;
-    const at::Tensor all =
-        r.impl == kRmsNorm ? at::rms_norm(x, {x.size(1)}, w, eps) : composed(x, w, eps, at::kFloat);
+    const at::Tensor all = r.impl == kRmsNorm    ? at::rms_norm(x, {x.size(1)}, w, eps)
+                           : r.impl == kSamebits ? invariant_rms_norm(x, w, eps)
+                                                 : composed(x, w, eps, at::kFloat);
     std::vector<Outputs> out;
     for (std::int64_t b = 0; b < all.size(0); ++b) out.push_back({{"out", all[b]}});
     return out;

@@ -1,6 +1,6 @@
-// The softmax and log_softmax ops: ATen's of [N] rows, batched as [B, N] over dim -1: the row
-// normalisation whose max and sum reductions must not depend on the rows beside it, their stride or
-// padding.
+// The softmax and log_softmax ops (ATen and torch.ops.samebits) of [N] rows, batched as [B, N]
+// over dim -1: the row normalisation whose max and sum reductions must not depend on the rows
+// beside it, their stride or padding.
 #include <fmt/format.h>
 
 #include <limits>
@@ -9,6 +9,7 @@
 #include "cases/generators.h"
 #include "harness/ops/op_support.h"
 #include "harness/ops/ops.h"
+#include "kernels/softmax/binding.h"
 
 namespace samebits {
 namespace {
@@ -29,7 +30,12 @@ class SoftmaxOp final : public Op {
   }
   std::vector<ImplSpec> implementations() const override {
     return {
-        {"aten", fmt::format("at::{} over the last dim, in the input dtype", name()), true, true}};
+        {"aten", fmt::format("at::{} over the last dim, in the input dtype", name()), true, true},
+        {"samebits",
+         fmt::format("torch.ops.samebits.{}: one order per row length (kernels/softmax), exp and "
+                     "log of its own with the same bits on CPU and CUDA; in the input dtype",
+                     name()),
+         true, true}};
   }
   std::vector<AxisSpec> axes() const override {
     return {{"N", AxisSpec::Type::integer, nullptr, {}, "row length (the normalised dim)"},
@@ -55,6 +61,13 @@ class SoftmaxOp final : public Op {
   }
   std::string layout_axis() const override { return "N"; }
   std::string length_axis() const override { return "N"; }
+  // The bundled kernel takes 16- and 32-bit floats (kernels/common/binding_support.h).
+  std::optional<std::string> unsupported(const Point& p, const std::string& impl,
+                                         const at::Device&) const override {
+    if (impl == "samebits" && p.text("dtype") == "float64")
+      return fmt::format("samebits.{} takes float32, float16 or bfloat16, not float64", name());
+    return std::nullopt;
+  }
   std::optional<std::string> impossible(const Point& p) const override {
     if (p.integer("N") < 1) return "N must be positive";
     if (p.has("padding") && p.text_or("pad_fill", "neutral") == "canary") {
@@ -73,12 +86,13 @@ class SoftmaxOp final : public Op {
   }
 
   std::vector<Outputs> run(const Point&, const Shared&, const BatchRequest& r) const override {
+    const std::string& impl = r.impl;
     std::vector<at::Tensor> rows;
     for (const Item* item : r.items) rows.push_back(item->inputs.at(0));
     std::vector<Outputs> out;
     if (r.padding) {
       const PaddedBatch padded = pad_batch(rows, 0, *r.padding, minus_infinity());
-      const at::Tensor all = normalise(padded.data);
+      const at::Tensor all = normalise(impl, padded.data);
       for (std::size_t b = 0; b < rows.size(); ++b) {
         out.push_back({{"out", all[static_cast<std::int64_t>(b)].narrow(0, padded.starts[b],
                                                                         padded.lengths[b])}});
@@ -89,21 +103,23 @@ class SoftmaxOp final : public Op {
     at::Tensor all;
     if (r.layout.kind == LayoutKind::padded) {
       const std::int64_t n = batch.size(1);
-      all = normalise(pad_to_multiple(batch, r.layout.amount, 1, minus_infinity())).narrow(1, 0, n);
+      all = normalise(impl, pad_to_multiple(batch, r.layout.amount, 1, minus_infinity()))
+                .narrow(1, 0, n);
     } else {
-      all = normalise(place(batch, r.layout, 1));
+      all = normalise(impl, place(batch, r.layout, 1));
     }
     for (std::int64_t b = 0; b < all.size(0); ++b) out.push_back({{"out", all[b]}});
     return out;
   }
 
   Outputs reference(const Point&, const Shared&, const Item& item) const override {
-    return {{"out", normalise(item.inputs.at(0).cpu().to(at::kDouble))}};
+    return {{"out", normalise("aten", item.inputs.at(0).cpu().to(at::kDouble))}};
   }
 
  private:
-  at::Tensor normalise(const at::Tensor& x) const {
+  at::Tensor normalise(const std::string& impl, const at::Tensor& x) const {
     const ComputeScope under_test;
+    if (impl == "samebits") return invariant_softmax(x, std::nullopt, log_);
     return log_ ? at::log_softmax(x, -1) : at::softmax(x, -1);
   }
   bool log_;

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "kernels/attention/invariant_attention.h"
+#include "tests/kernels/bit_compare.h"
 
 namespace samebits {
 
@@ -191,25 +192,6 @@ inline AttentionResult run_attention(
   r.out = r.out.cpu();
   r.lse = r.lse.cpu();
   return r;
-}
-
-// Bitwise equality of two tensors of the same shape and dtype, with the first difference.
-inline ::testing::AssertionResult same_bits(const at::Tensor& a, const at::Tensor& b) {
-  if (a.sizes() != b.sizes()) return ::testing::AssertionFailure() << "shapes differ";
-  const at::ScalarType bits = a.element_size() == 2 ? at::kShort : at::kInt;
-  const at::Tensor x = a.contiguous().view(bits).reshape(-1),
-                   y = b.contiguous().view(bits).reshape(-1);
-  const at::Tensor differ = x.ne(y);
-  const std::int64_t n = differ.sum().item<std::int64_t>();
-  if (n == 0) return ::testing::AssertionSuccess();
-  const std::int64_t i = differ.nonzero().view(-1)[0].item<std::int64_t>();
-  const at::Tensor af = a.contiguous().reshape(-1).to(at::kFloat),
-                   bf = b.contiguous().reshape(-1).to(at::kFloat);
-  return ::testing::AssertionFailure()
-         << n << " of " << x.numel() << " elements differ; first at flat index " << i << ": "
-         << af[i].item<float>() << " (0x" << std::hex << (x[i].item<std::int64_t>() & 0xffffffff)
-         << ") vs " << bf[i].item<float>() << " (0x" << (y[i].item<std::int64_t>() & 0xffffffff)
-         << std::dec << ")";
 }
 
 }  // namespace samebits

@@ -1,0 +1,41 @@
+// Serving the decoder as an inference engine does: requests arriving at different steps,
+// continuous batching, chunked prefill, greedy decode from the paged cache, pages reused.
+#pragma once
+
+#include <ATen/ATen.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "harness/ops/decoder/model.h"
+
+namespace samebits::decoder {
+
+struct Request {
+  std::vector<std::int64_t> prompt;  // at least one token
+  std::int64_t arrival = 0;          // the step it joins the running batch
+};
+
+// What one request got: its greedy tokens and their log-probabilities, and the log-probability of
+// each prompt token after the first given the tokens before it (what a trainer's forward over the
+// prompt computes).
+struct Served {
+  at::Tensor tokens;           // int64 [new_tokens]
+  at::Tensor logprobs;         // float32 [new_tokens]
+  at::Tensor prompt_logprobs;  // float32 [prompt length - 1]
+};
+
+struct Schedule {
+  std::int64_t new_tokens = 8;  // generated per request
+  // Prompt tokens a request feeds per step while prefilling: 0 the whole prompt at once, 1 one
+  // token per step (the decode path), c chunks of c (chunked prefill).
+  std::int64_t chunk = 0;
+};
+
+// Serves every request to completion, each step one forward over every running request's tokens.
+// Greedy ties go to the lowest token id. Pages are taken from a free list as caches grow and
+// given back when a request finishes, so a request's pages depend on who ran before it.
+std::vector<Served> serve(const ModelConfig& c, const Weights& w, const OpMix& ops,
+                          const std::vector<Request>& requests, const Schedule& schedule);
+
+}  // namespace samebits::decoder

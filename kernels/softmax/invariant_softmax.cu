@@ -1,0 +1,201 @@
+// The CUDA kernels of the invariant softmax: a warp per row of up to 1024 (short_rows.cuh), else
+// one block per row (256 or 1024 threads, by length alone), in invariant_softmax_order.h's order.
+#include <algorithm>
+#include <cstdint>
+
+#include "kernels/common/cuda_status.h"
+#include "kernels/softmax/invariant_softmax.h"
+#include "kernels/softmax/invariant_softmax_order.h"
+#include "kernels/softmax/short_rows.cuh"
+#include "kernels/softmax/softmax_device.cuh"
+
+namespace samebits::kernels {
+namespace {
+
+using namespace softmax_order;
+using namespace softmax_device;
+
+constexpr int kUnroll = 4;  // steps of a thread whose loads are issued before their adds
+
+// The row's max (order-free), in every thread. `scratch` holds kWarps floats.
+template <int kBlock>
+__device__ float block_max(float m, float* scratch) {
+#pragma unroll
+  for (int h = kWarp / 2; h >= 1; h /= 2) m = max_combine(m, __shfl_xor_sync(0xffffffffu, m, h));
+  const int warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
+  if (lane == 0) scratch[warp] = m;
+  __syncthreads();
+  m = -infinity();
+#pragma unroll
+  for (int w = 0; w < kBlock / kWarp; ++w) m = max_combine(m, scratch[w]);
+  __syncthreads();
+  return m;
+}
+
+// Step 3's tree: q_T for logical thread T = threadIdx.x + kBlock g, warps of 32 consecutive T,
+// then the kWarps warp sums. The result in every thread.
+template <int kBlock, int kGroups>
+__device__ float block_tree(const float (&acc)[kGroups][4], float* scratch) {
+  const int warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
+#pragma unroll
+  for (int g = 0; g < kGroups; ++g) {
+    float q = (acc[g][0] + acc[g][1]) + (acc[g][2] + acc[g][3]);
+#pragma unroll
+    for (int h = kWarp / 2; h >= 1; h /= 2) q = q + __shfl_down_sync(0xffffffffu, q, h);
+    if (lane == 0) scratch[warp + g * (kBlock / kWarp)] = q;
+  }
+  __syncthreads();
+  if (warp == 0) {
+    float w = scratch[lane];
+#pragma unroll
+    for (int h = kWarps / 2; h >= 1; h /= 2) w = w + __shfl_down_sync(0xffffffffu, w, h);
+    if (lane == 0) scratch[kWarps] = w;
+  }
+  __syncthreads();
+  const float s = scratch[kWarps];
+  __syncthreads();
+  return s;
+}
+
+// Logical thread T = threadIdx.x + kBlock g handles elements 4096 k + 4 T + j: step c of this
+// thread covers 4 threadIdx.x + 4 kBlock c, which belongs to group c mod kGroups.
+template <typename In, typename Out, bool kLog, int kBlock>
+__global__ void __launch_bounds__(kBlock)
+    softmax_rows(const In* __restrict__ x, std::int64_t rows, std::int64_t n,
+                 std::int64_t row_stride, Out* __restrict__ out, std::int64_t out_row_stride) {
+  constexpr int kGroups = kLogicalThreads / kBlock;
+  static_assert(kUnroll % kGroups == 0, "an unrolled step covers whole groups");
+  constexpr std::int64_t kStep = 4 * kBlock;
+  __shared__ float scratch[kWarps + 1];
+  for (std::int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const In* row = x + r * row_stride;
+    Out* out_row = out + r * out_row_stride;
+    const bool aligned = quad_aligned(row);
+    const std::int64_t first = 4 * static_cast<std::int64_t>(threadIdx.x);
+    float m = -infinity();
+    for (std::int64_t i0 = first; i0 < n; i0 += kUnroll * kStep) {
+      float v[kUnroll][4];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) load4(row, i0 + u * kStep, n, aligned, v[u]);
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+#pragma unroll
+        for (int j = 0; j < 4; ++j) m = max_combine(m, v[u][j]);
+      }
+    }
+    m = block_max<kBlock>(m, scratch);
+    float acc[kGroups][4] = {};
+    for (std::int64_t i0 = first; i0 < n; i0 += kUnroll * kStep) {
+      float v[kUnroll][4];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) load4(row, i0 + u * kStep, n, aligned, v[u]);
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+          if (i0 + u * kStep + j < n) {
+            acc[u % kGroups][j] = acc[u % kGroups][j] + exp_invariant(v[u][j] - m);
+          }
+        }
+      }
+    }
+    const float s = block_tree<kBlock, kGroups>(acc, scratch);
+    const float log_s = kLog ? log_invariant(s) : 0.0f;
+    const float inverse_s = __frcp_rn(s);  // 1 / s correctly rounded, as the twin's 1.0f / s
+    const bool out_aligned = quad_aligned(out_row);
+    for (std::int64_t i0 = first; i0 < n; i0 += kUnroll * kStep) {
+      float v[kUnroll][4];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) load4(row, i0 + u * kStep, n, aligned, v[u]);
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        float result[4];
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+          result[j] =
+              kLog ? log_softmax_value(v[u][j], m, log_s) : softmax_value(v[u][j], m, inverse_s);
+        }
+        store4(out_row, i0 + u * kStep, n, out_aligned, result);
+      }
+    }
+  }
+}
+
+template <typename In, typename Out, bool kLog>
+Status launch(const SoftmaxProblem& p, cudaStream_t stream) {
+  const unsigned grid = static_cast<unsigned>(std::min<std::int64_t>(p.rows, 1 << 20));
+  const auto* x = static_cast<const In*>(p.x);
+  auto* out = static_cast<Out*>(p.out);
+  // Rows of up to 1024 go to a warp each; a long row spreads over 1024 threads, a shorter one over
+  // 256: the same logical threads, the same bits.
+  if (p.length <= kShortRowMax) {
+    const unsigned blocks = static_cast<unsigned>(
+        std::min<std::int64_t>((p.rows + kShortRowsPerBlock - 1) / kShortRowsPerBlock, 1 << 20));
+    const int threads = kWarp * kShortRowsPerBlock;
+    if (p.length <= 128) {
+      softmax_short_rows<In, Out, kLog, 1><<<blocks, threads, 0, stream>>>(
+          x, p.rows, p.length, p.row_stride, out, p.out_row_stride);
+    } else if (p.length <= 256) {
+      softmax_short_rows<In, Out, kLog, 2><<<blocks, threads, 0, stream>>>(
+          x, p.rows, p.length, p.row_stride, out, p.out_row_stride);
+    } else if (p.length <= 512) {
+      softmax_short_rows<In, Out, kLog, 4><<<blocks, threads, 0, stream>>>(
+          x, p.rows, p.length, p.row_stride, out, p.out_row_stride);
+    } else {
+      softmax_short_rows<In, Out, kLog, 8><<<blocks, threads, 0, stream>>>(
+          x, p.rows, p.length, p.row_stride, out, p.out_row_stride);
+    }
+  } else if (p.length >= 8192) {
+    softmax_rows<In, Out, kLog, 1024>
+        <<<grid, 1024, 0, stream>>>(x, p.rows, p.length, p.row_stride, out, p.out_row_stride);
+  } else {
+    softmax_rows<In, Out, kLog, 256>
+        <<<grid, 256, 0, stream>>>(x, p.rows, p.length, p.row_stride, out, p.out_row_stride);
+  }
+  return launch_status();
+}
+
+template <typename In, typename Out>
+Status launch_for_log(const SoftmaxProblem& p, cudaStream_t stream) {
+  return p.log ? launch<In, Out, true>(p, stream) : launch<In, Out, false>(p, stream);
+}
+
+// The output is the input's dtype or float32.
+template <typename In>
+Status launch_for_out(const SoftmaxProblem& p, cudaStream_t stream) {
+  if (p.out_dtype == DType::f32) return launch_for_log<In, float>(p, stream);
+  return launch_for_log<In, In>(p, stream);
+}
+
+__global__ void exp_log_kernel(const float* x, float* out_exp, float* out_log, std::int64_t n) {
+  for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < n;
+       i += std::int64_t{gridDim.x} * blockDim.x) {
+    out_exp[i] = exp_invariant(x[i]);
+    out_log[i] = log_invariant(x[i]);
+  }
+}
+
+}  // namespace
+
+Status invariant_softmax_cuda(const SoftmaxProblem& p, cudaStream_t stream) {
+  if (!p.x || !p.out || p.rows < 0 || p.length < 1) return Status::invalid_argument;
+  if (p.rows == 0) return Status::ok;
+  if (p.out_dtype != DType::f32 && p.out_dtype != p.dtype) return Status::unsupported_dtype;
+  switch (p.dtype) {
+    case DType::f32: return launch_for_out<float>(p, stream);
+    case DType::bf16: return launch_for_out<Bf16>(p, stream);
+    case DType::f16: return launch_for_out<F16>(p, stream);
+  }
+  return Status::unsupported_dtype;
+}
+
+Status softmax_exp_log_cuda(const float* x, float* out_exp, float* out_log, std::int64_t n,
+                            cudaStream_t stream) {
+  if (!x || !out_exp || !out_log || n < 0) return Status::invalid_argument;
+  if (n == 0) return Status::ok;
+  const unsigned grid = static_cast<unsigned>(std::min<std::int64_t>((n + 255) / 256, 4096));
+  exp_log_kernel<<<grid, 256, 0, stream>>>(x, out_exp, out_log, n);
+  return launch_status();
+}
+
+}  // namespace samebits::kernels
