@@ -7,6 +7,7 @@
 
 #include <stdexcept>
 
+#include "harness/ops/sdpa/aten_backends.h"
 #include "kernels/attention/binding.h"
 #include "kernels/linear/binding.h"
 #include "kernels/norm/binding.h"
@@ -75,8 +76,15 @@ at::Tensor aten_attention(const at::Tensor& q, const at::Tensor& k_new, const at
   const at::Tensor mask = at::where((i3 < q_len.unsqueeze(2)), j3 <= cached.unsqueeze(2) + i3,
                                     j3 == 0)
                               .unsqueeze(1);  // [B, 1, Q, K]
-  const at::Tensor out = at::scaled_dot_product_attention(qp.transpose(1, 2), gathered(k_cache),
-                                                          gathered(v_cache), mask);  // [B, H, Q, d]
+  // Through the harness's one SDPA entry (ATen's choice of backend): it holds the process-wide
+  // backend flags shared while it runs, so a forced-backend case on another thread (--jobs: the
+  // sdpa and attention contracts) cannot change them under this call.
+  AttentionCall call;
+  call.q = qp.transpose(1, 2);
+  call.k = gathered(k_cache);
+  call.v = gathered(v_cache);
+  call.mask = mask;
+  const at::Tensor out = attend(call, find_sdpa_impl("aten.auto"));  // [B, H, Q, d]
   return out.transpose(1, 2)
       .reshape({batch * max_q, heads, d})
       .index_select(0, host_index(padded_rows, device));
