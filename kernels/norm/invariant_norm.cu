@@ -11,29 +11,6 @@ namespace samebits::kernels {
 namespace {
 
 namespace order = norm_order;
-namespace hr = half_round;
-
-// Element storage and its exact float32 value / rounding, per dtype.
-template <DType T>
-struct Elem;
-template <>
-struct Elem<DType::f32> {
-  using type = float;
-  static __device__ float widen(float v) { return v; }
-  static __device__ float narrow(float v) { return hr::canonical(v); }
-};
-template <>
-struct Elem<DType::bf16> {
-  using type = std::uint16_t;
-  static __device__ float widen(std::uint16_t v) { return hr::from_bfloat16(v); }
-  static __device__ std::uint16_t narrow(float v) { return hr::to_bfloat16(v); }
-};
-template <>
-struct Elem<DType::f16> {
-  using type = std::uint16_t;
-  static __device__ float widen(std::uint16_t v) { return hr::from_float16(v); }
-  static __device__ std::uint16_t narrow(float v) { return hr::to_float16(v); }
-};
 
 // Reads the chunk at `start` (n <= kChunk valid elements) of a row: one or two 16-byte loads
 // where the whole chunk is there and aligned, else element by element. The values, and so the
@@ -55,7 +32,7 @@ __device__ void load_chunk(const S* row, std::int64_t start, int n, S (&out)[ord
 
 template <DType T, bool kAdd>
 __global__ void __launch_bounds__(order::kLanes) norm_kernel(NormProblem p) {
-  using E = Elem<T>;
+  using E = order::Elem<T>;
   using S = typename E::type;
   __shared__ float partial[order::kLanes];
   const std::int64_t row = blockIdx.x;

@@ -9,32 +9,10 @@ namespace samebits::kernels {
 namespace {
 
 namespace order = norm_order;
-namespace hr = half_round;
-
-template <DType T>
-struct Elem;
-template <>
-struct Elem<DType::f32> {
-  using type = float;
-  static float widen(float v) { return v; }
-  static float narrow(float v) { return hr::canonical(v); }
-};
-template <>
-struct Elem<DType::bf16> {
-  using type = std::uint16_t;
-  static float widen(std::uint16_t v) { return hr::from_bfloat16(v); }
-  static std::uint16_t narrow(float v) { return hr::to_bfloat16(v); }
-};
-template <>
-struct Elem<DType::f16> {
-  using type = std::uint16_t;
-  static float widen(std::uint16_t v) { return hr::from_float16(v); }
-  static std::uint16_t narrow(float v) { return hr::to_float16(v); }
-};
 
 template <DType T>
 void norm_rows(const NormProblem& p, std::int64_t begin, std::int64_t end) {
-  using E = Elem<T>;
+  using E = order::Elem<T>;
   using S = typename E::type;
   const S* w = static_cast<const S*>(p.w);
   std::array<float, order::kLanes> partial;

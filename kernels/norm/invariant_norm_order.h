@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "kernels/common/half_round.h"
+#include "kernels/common/status.h"
 
 #if defined(__CUDACC__)
 #define SAMEBITS_NORM_HD __host__ __device__ __forceinline__
@@ -70,6 +71,29 @@ SAMEBITS_NORM_HD float scale(float v, float rstd, float w) {
   return (v * rstd) * w;
 #endif
 }
+
+// The element types: storage, its exact float32 value, and the one rounding back (NaNs
+// canonical: kernels/common/half_round.h).
+template <DType T>
+struct Elem;
+template <>
+struct Elem<DType::f32> {
+  using type = float;
+  static SAMEBITS_NORM_HD float widen(float v) { return v; }
+  static SAMEBITS_NORM_HD float narrow(float v) { return half_round::canonical(v); }
+};
+template <>
+struct Elem<DType::bf16> {
+  using type = std::uint16_t;
+  static SAMEBITS_NORM_HD float widen(std::uint16_t v) { return half_round::from_bfloat16(v); }
+  static SAMEBITS_NORM_HD std::uint16_t narrow(float v) { return half_round::to_bfloat16(v); }
+};
+template <>
+struct Elem<DType::f16> {
+  using type = std::uint16_t;
+  static SAMEBITS_NORM_HD float widen(std::uint16_t v) { return half_round::from_float16(v); }
+  static SAMEBITS_NORM_HD std::uint16_t narrow(float v) { return half_round::to_float16(v); }
+};
 
 SAMEBITS_NORM_HD float square_add(float acc, float v) {
 #if defined(__CUDA_ARCH__)
