@@ -60,9 +60,15 @@ TEST_P(NormGpuTest, ARowKeepsItsBits) {
       invariant_rms_norm(flat.narrow(0, 1, 1000 * d).view({1000, d}), w, 1e-6);
   EXPECT_TRUE(same_bits(all, strided)) << "strided";
   EXPECT_TRUE(same_bits(all, shifted)) << "misaligned";
+  // The fused form too: y and h of a row alone are its bits inside the batch.
+  const at::Tensor res = draw({1000, d}, dtype, 6).cuda();
+  const auto [y_all, h_all] = invariant_add_rms_norm(batch, res, w, 1e-6);
   for (const std::int64_t row : {0, 517, 999}) {
     EXPECT_TRUE(same_bits(invariant_rms_norm(batch[row], w, 1e-6), all[row])) << "row " << row;
     EXPECT_TRUE(same_bits(invariant_rms_norm(batch.narrow(0, row, 1), w, 1e-6)[0], all[row]));
+    const auto [y, h] = invariant_add_rms_norm(batch[row], res[row], w, 1e-6);
+    EXPECT_TRUE(same_bits(y, y_all[row])) << "add form y, row " << row;
+    EXPECT_TRUE(same_bits(h, h_all[row])) << "add form h, row " << row;
   }
 }
 

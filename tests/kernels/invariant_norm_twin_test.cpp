@@ -128,6 +128,10 @@ TEST_P(NormTwinTest, AddFormIsTheSumThenTheNorm) {
   const auto [y, h] = invariant_add_rms_norm(x, r, w, 1e-6);
   EXPECT_TRUE(same_bits(x + r, h));
   EXPECT_TRUE(same_bits(invariant_rms_norm(h, w, 1e-6), y));
+  // A row alone: its y and h are its bits inside the batch.
+  const auto [y5, h5] = invariant_add_rms_norm(x[5], r[5], w, 1e-6);
+  EXPECT_TRUE(same_bits(y5, y[5]));
+  EXPECT_TRUE(same_bits(h5, h[5]));
 }
 
 INSTANTIATE_TEST_SUITE_P(Grid, NormTwinTest,
