@@ -4,7 +4,7 @@
 # Torch: point CMAKE_PREFIX_PATH at python3 -c 'import torch; print(torch.utils.cmake_prefix_path)'.
 # Without a GPU, Torch's CUDA setup would guess architectures; pin them to ours.
 if(NOT DEFINED ENV{TORCH_CUDA_ARCH_LIST} AND NOT DEFINED TORCH_CUDA_ARCH_LIST)
-  set(TORCH_CUDA_ARCH_LIST "9.0a;9.0")
+  set(TORCH_CUDA_ARCH_LIST "9.0a")
 endif()
 find_package(Torch 2.11 REQUIRED)
 find_package(CUDAToolkit REQUIRED)
