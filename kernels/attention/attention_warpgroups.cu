@@ -4,12 +4,12 @@
 #include <cstdint>
 
 #include "kernels/attention/attention_warpgroups.h"
-#include "kernels/attention/stage_barriers.cuh"
 #include "kernels/attention/tensor_core_tiles.cuh"
 #include "kernels/attention/tile_producer.cuh"
-#include "kernels/attention/warpgroup_instructions.cuh"
 #include "kernels/common/cuda_status.h"
 #include "kernels/common/shared_memory.h"
+#include "kernels/common/stage_barriers.cuh"
+#include "kernels/common/warpgroup_instructions.cuh"
 
 namespace samebits::kernels {
 namespace {

@@ -12,7 +12,8 @@
 namespace samebits::kernels {
 
 // Blocks of `kernel` (launched with `threads` threads and `smem` bytes of dynamic shared memory)
-// resident on the whole current device; 0 on a CUDA error.
+// resident on the whole current device; 0 on a CUDA error or where none fits (not remembered: a
+// kernel asked before its shared-memory limit is raised fits once it is).
 inline int resident_blocks(const void* kernel, int threads, std::size_t smem) {
   static std::mutex mutex;
   static std::map<std::tuple<const void*, int, int, std::size_t>, int> known;
@@ -26,7 +27,22 @@ inline int resident_blocks(const void* kernel, int threads, std::size_t smem) {
   if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
       cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem) != cudaSuccess)
     return 0;
+  if (per_sm == 0) return 0;
   return known[key] = sms * per_sm;
+}
+
+// The current device's multiprocessor count, asked of the driver once per device; 0 on an error.
+inline int multiprocessors() {
+  static std::mutex mutex;
+  static std::map<int, int> known;
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) return 0;
+  const std::lock_guard<std::mutex> lock(mutex);
+  const auto at = known.find(device);
+  if (at != known.end()) return at->second;
+  int sms = 0;
+  if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) return 0;
+  return known[device] = sms;
 }
 
 }  // namespace samebits::kernels

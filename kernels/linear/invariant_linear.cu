@@ -1,5 +1,5 @@
-// invariant_linear_cuda: checks the problem and picks the launch by dtype alone (tensor cores for
-// bf16 / f16, CUDA-core fmas for float32); never by the row count, stride or alignment.
+// invariant_linear_cuda: checks the problem and picks the launch: CUDA-core fmas for float32;
+// for bf16 / f16 a tensor-core kernel by row count, each in the same order (the same bits).
 #include <cstdint>
 
 #include "kernels/common/cuda_status.h"
@@ -24,11 +24,17 @@ bool linear_cuda_layout_ok(const LinearProblem& p) {
   return aligned(p.x) && aligned(p.w) && p.x_row_stride % 8 == 0 && p.w_row_stride % 8 == 0;
 }
 
-Status invariant_linear_cuda(const LinearProblem& p, cudaStream_t stream) {
+Status invariant_linear_cuda_path(const LinearProblem& p, LinearPath path, cudaStream_t stream) {
   if (!linear_problem_valid(p) || !linear_cuda_layout_ok(p)) return Status::invalid_argument;
   if (p.rows == 0 || p.n == 0) return Status::ok;
-  return p.dtype == DType::f32 ? launch_linear_fp32(p, stream)
-                               : launch_linear_tensor_cores(p, stream);
+  if (p.dtype == DType::f32) return launch_linear_fp32(p, stream);
+  if (path == LinearPath::mma_sync || (path == LinearPath::automatic && !linear_warpgroups_take(p)))
+    return launch_linear_tensor_cores(p, stream);
+  return launch_linear_warpgroups(p, path, stream);
+}
+
+Status invariant_linear_cuda(const LinearProblem& p, cudaStream_t stream) {
+  return invariant_linear_cuda_path(p, LinearPath::automatic, stream);
 }
 
 }  // namespace samebits::kernels

@@ -36,18 +36,24 @@ namespace samebits::kernels::linear_order {
 //   The contract for every kernel of this family, present and future: the same 16-wide steps,
 //   ascending, onto one float32 accumulator from +0. Hopper's wgmma m64nNk16 gives the same bits
 //   as mma.sync m16n8k16 for the same 16-wide step onto the same accumulator (probed on the H100,
-//   kernels/attention/invariant_attention_order.h), so a wgmma + TMA prefill kernel and a decode
-//   kernel streaming W may replace the mma.sync kernel without changing a bit, as long
-//   as neither splits K (no split-K, no stream-K) nor reorders the steps.
+//   kernels/attention/invariant_attention_order.h), whichever operand holds x and which w (the
+//   16 products are the same); so the wgmma + TMA prefill and decode kernels give the mma.sync
+//   kernel's bits, as long as none splits K (no split-K, no stream-K) or reorders the steps.
 //
 // Why this cannot depend on M, the row stride, the alignment or the row's position: the order
-// above names only x[i], w[n], bias[n], K and the dtype. The kernels choose their tile shape and
-// their K loop from (N, K, dtype) alone (linear_tile_for below, which takes no M), never split K,
-// and every output element of an MMA gets its own arithmetic: a row of an m16n8k16 tile never
-// meets the other 15 rows, so which rows share a tile, how many there are, where the tile starts
-// and how big the grid is change no row's bits. Rows the kernel cannot read with 16-byte copies
-// (a row stride that is not a multiple of 8 elements, a misaligned base) are first copied to an
-// aligned buffer by the binding: a copy changes no value.
+// above names only x[i], w[n], bias[n], K and the dtype. Every kernel of the family computes each
+// output element as that one chain, with no split-K, and an MMA gives each output element its own
+// arithmetic (a row of a tile never meets the other rows), so which rows share a tile, how many
+// there are, where the tile starts and how big the grid is change no row's bits. That is why the
+// launch may choose a kernel by M: on sm_90a builds, rows <= 64 take the decode kernel (64 rows of
+// w on wgmma's 64-row side, every row of x on its N side, so that the grid spreads w over the GPU)
+// and more rows the prefill kernel (128 rows of x by 256 rows of w); both wgmma + TMA, in
+// linear_warpgroups.cu. tests/kernels/linear_paths_gpu_test.cpp holds both to the mma.sync
+// kernel's bits (linear_tensor_cores.cu, still the kernel for K = 0 and other builds), and
+// invariant_linear_gpu_test.cpp rows of M = 1 .. 65 to the same rows inside M = 8192. Rows the
+// kernels cannot read with 16-byte copies or the copy engine (a row stride that is not a multiple
+// of 8 elements, a misaligned base) are first copied to an aligned buffer by the binding: a copy
+// changes no value.
 //
 // The CPU twin (invariant_linear_cpu.cpp): float32 exactly as above (std::fma, the GPU's bits).
 // For bf16 / f16 it cannot know the tensor core's sum inside a step, so it models a step as
@@ -63,8 +69,8 @@ constexpr std::int64_t mma_steps(std::int64_t k) {
   return (k + kStep - 1) / kStep;
 }
 
-// The tile the kernels use: a function of (N, K, dtype) only. The kernels now use one
-// shape per arithmetic for every (N, K); the argument list says what a future choice may read.
+// The mma.sync and float32 kernels' block tile (the warpgroup kernels' are in
+// linear_warpgroups.cu); bits follow from the order above, not from a tile.
 struct LinearTile {
   int rows;   // M extent of a block tile
   int cols;   // N extent of a block tile

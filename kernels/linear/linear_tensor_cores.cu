@@ -8,6 +8,7 @@
 #include "kernels/common/cuda_status.h"
 #include "kernels/common/mma_instructions.cuh"
 #include "kernels/linear/invariant_linear_order.h"
+#include "kernels/linear/linear_elements.cuh"
 #include "kernels/linear/linear_kernels.h"
 
 namespace samebits::kernels {
@@ -50,20 +51,8 @@ __device__ __forceinline__ void stage(std::uint16_t* buffer, const std::uint16_t
   }
 }
 
-template <DType T>
-__device__ __forceinline__ float to_float(std::uint16_t h) {
-  if constexpr (T == DType::bf16)
-    return __bfloat162float(__ushort_as_bfloat16(h));
-  else
-    return __half2float(__ushort_as_half(h));
-}
-template <DType T>
-__device__ __forceinline__ std::uint16_t to_dtype(float v) {
-  if constexpr (T == DType::bf16)
-    return __bfloat16_as_ushort(__float2bfloat16_rn(v));
-  else
-    return __half_as_ushort(__float2half_rn(v));
-}
+using linear_elements::to_dtype;
+using linear_elements::to_float;
 
 template <DType T>
 __global__ void __launch_bounds__(kThreads)

@@ -1,10 +1,10 @@
-// Shared-memory barriers (mbarrier) between a block's copying warpgroup and its computing ones,
-// and Hopper's register reallocation between them (setmaxnreg), as inline functions (sm_90a).
+// Shared-memory barriers (mbarrier) between a block's copying warps and its computing ones, the
+// bulk tensor copies (TMA) that complete on them, and register reallocation (setmaxnreg), sm_90a.
 #pragma once
 
 #include <cstdint>
 
-#include "kernels/attention/warpgroup_instructions.cuh"
+#include "kernels/common/warpgroup_instructions.cuh"
 
 namespace samebits::kernels::warpgroup {
 
@@ -30,6 +30,23 @@ __device__ __forceinline__ void barrier_wait(std::uint32_t barrier, unsigned par
       "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
       "@!done bra wait;\n}\n" ::"r"(barrier),
       "r"(parity)
+      : "memory");
+}
+// The thread's arrival that also says `bytes` more are to land through bulk copies before the
+// phase completes.
+__device__ __forceinline__ void barrier_arrive_expecting(std::uint32_t barrier, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(barrier), "r"(bytes)
+               : "memory");
+}
+// The box of the 2-D tensor map `map` (a __grid_constant__ kernel parameter) at element (x, y)
+// (x the inner, contiguous coordinate) into shared memory at `dst`; its bytes count towards
+// `barrier`'s phase. Parts of the box outside the tensor land as zeros.
+__device__ __forceinline__ void bulk_copy_2d(std::uint32_t dst, const void* map, int x, int y,
+                                             std::uint32_t barrier) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, "
+      "{%2, %3}], [%4];\n" ::"r"(dst),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(x), "r"(y), "r"(barrier)
       : "memory");
 }
 // The warpgroup gives registers back to the block's pool, or takes them (every warp of the
