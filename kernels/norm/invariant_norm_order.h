@@ -33,7 +33,8 @@ namespace samebits::kernels::norm_order {
 // loads read a chunk at once where the row is 16-byte aligned and element by element elsewhere,
 // with the same sums either way. Nothing here reads the number of rows, a row's position, its
 // stride or its address, so batching, slicing, padding or realigning a row cannot change its
-// bits; the CUDA kernel gives every row its own block and the twin its own loop.
+// bits; the CUDA kernel gives every row its own warp or threads (a thread may stand for several
+// logical lanes, each keeping its own partial: invariant_norm.cu) and the twin its own loop.
 //
 // Error against float64 (one row, n = D): the partial sums and the tree add at most
 // (n / kLanes + log2 kLanes) roundings to a sum of positive terms, so ms has a relative error of at
@@ -42,7 +43,7 @@ namespace samebits::kernels::norm_order {
 // the dtype (half an ulp of bf16 or f16, relative; below the normal range half the smallest
 // subnormal, absolute: 2^-25 for f16). The reference check compares within the contract's
 // tolerance, which this bound meets with room to spare for D <= 65536.
-inline constexpr int kLanes = 256;  // threads of the CUDA kernel's block, partials of the twin
+inline constexpr int kLanes = 256;  // logical lanes: the partials of the kernel and the twin
 inline constexpr int kChunk = 8;    // consecutive elements per lane turn: 16 bytes of bf16 / f16
 
 // The lane owning element i.

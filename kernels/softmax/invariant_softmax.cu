@@ -1,9 +1,11 @@
-// The CUDA kernels of the invariant softmax: a warp per row of up to 1024 (short_rows.cuh), else
-// one block per row (256 or 1024 threads, by length alone), in invariant_softmax_order.h's order.
+// The CUDA kernels of the invariant softmax, by length alone: a warp per row up to 1024, a block
+// per row up to 8192, a cluster of 8 blocks per longer row, in invariant_softmax_order.h's order.
 #include <algorithm>
 #include <cstdint>
 
 #include "kernels/common/cuda_status.h"
+#include "kernels/common/shared_memory.h"
+#include "kernels/softmax/cluster_rows.cuh"
 #include "kernels/softmax/invariant_softmax.h"
 #include "kernels/softmax/invariant_softmax_order.h"
 #include "kernels/softmax/short_rows.cuh"
@@ -33,12 +35,17 @@ __device__ float block_max(float m, float* scratch) {
 }
 
 // Step 3's tree: q_T for logical thread T = threadIdx.x + kBlock g, warps of 32 consecutive T,
-// then the kWarps warp sums. The result in every thread.
-template <int kBlock, int kGroups>
+// then the kWarps warp sums. The result in every thread. Groups from kLive on hold only +0
+// partials (a caller's rows too short to reach them): their warp sums are +0, stored as such.
+template <int kBlock, int kGroups, int kLive = kGroups>
 __device__ float block_tree(const float (&acc)[kGroups][4], float* scratch) {
   const int warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
 #pragma unroll
   for (int g = 0; g < kGroups; ++g) {
+    if (g >= kLive) {
+      if (lane == 0) scratch[warp + g * (kBlock / kWarp)] = 0.0f;
+      continue;
+    }
     float q = (acc[g][0] + acc[g][1]) + (acc[g][2] + acc[g][3]);
 #pragma unroll
     for (int h = kWarp / 2; h >= 1; h /= 2) q = q + __shfl_down_sync(0xffffffffu, q, h);
@@ -121,13 +128,68 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
+// Rows of up to 16 kBlock elements held in registers, one block per row: thread tid's c-th quad
+// is elements 4 tid + 4 kBlock c .. +3, logical thread T = tid + kBlock (c mod kGroups) of period
+// c / kGroups, so each partial adds its elements in ascending order as in softmax_rows. The row
+// is read once; softmax keeps e in place of x, log_softmax x - m.
+template <typename In, typename Out, bool kLog, int kBlock>
+__global__ void __launch_bounds__(kBlock, 1)
+    softmax_held_rows(const In* __restrict__ x, std::int64_t rows, std::int64_t n,
+                      std::int64_t row_stride, Out* __restrict__ out, std::int64_t out_row_stride) {
+  constexpr int kGroups = kLogicalThreads / kBlock;
+  constexpr int kQuads = 4;  // quads a thread holds: rows of up to 16 kBlock elements
+  __shared__ float scratch[kWarps + 1];
+  for (std::int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const In* row = x + r * row_stride;
+    const bool aligned = quad_aligned(row);
+    const std::int64_t first = 4 * static_cast<std::int64_t>(threadIdx.x);
+    float v[kQuads][4];
+#pragma unroll
+    for (int c = 0; c < kQuads; ++c) load4(row, first + 4 * kBlock * c, n, aligned, v[c]);
+    float m = -infinity();
+#pragma unroll
+    for (int c = 0; c < kQuads; ++c) {
+#pragma unroll
+      for (int j = 0; j < 4; ++j) m = max_combine(m, v[c][j]);
+    }
+    m = block_max<kBlock>(m, scratch);
+    float acc[kGroups][4] = {};
+#pragma unroll
+    for (int c = 0; c < kQuads; ++c) {
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        if (first + 4 * kBlock * c + j < n) {
+          const float d = v[c][j] - m;
+          const float e = exp_device(d);
+          acc[c % kGroups][j] = acc[c % kGroups][j] + e;
+          v[c][j] = kLog ? d : e;
+        }
+      }
+    }
+    // With kGroups > kQuads (128 threads) the groups from kQuads on get no element: +0.
+    const float s =
+        block_tree<kBlock, kGroups, (kQuads < kGroups ? kQuads : kGroups)>(acc, scratch);
+    const float log_s = kLog ? log_invariant(s) : 0.0f;
+    const float inverse_s = __frcp_rn(s);  // 1 / s correctly rounded, as the twin's 1.0f / s
+    Out* out_row = out + r * out_row_stride;
+    const bool out_aligned = quad_aligned(out_row);
+#pragma unroll
+    for (int c = 0; c < kQuads; ++c) {
+      float result[4];
+#pragma unroll
+      for (int j = 0; j < 4; ++j) result[j] = kLog ? v[c][j] - log_s : v[c][j] * inverse_s;
+      store4(out_row, first + 4 * kBlock * c, n, out_aligned, result);
+    }
+  }
+}
+
 template <typename In, typename Out, bool kLog>
 Status launch(const SoftmaxProblem& p, cudaStream_t stream) {
   const unsigned grid = static_cast<unsigned>(std::min<std::int64_t>(p.rows, 1 << 20));
   const auto* x = static_cast<const In*>(p.x);
   auto* out = static_cast<Out*>(p.out);
-  // Rows of up to 1024 go to a warp each; a long row spreads over 1024 threads, a shorter one over
-  // 256: the same logical threads, the same bits.
+  // Rows of up to 1024 go to a warp each, up to 8192 to a block each (held in registers), longer
+  // ones to a cluster of blocks: the same partials and tree, the same bits, by the length alone.
   if (p.length <= kShortRowMax) {
     const unsigned blocks = static_cast<unsigned>(
         std::min<std::int64_t>((p.rows + kShortRowsPerBlock - 1) / kShortRowsPerBlock, 1 << 20));
@@ -145,12 +207,31 @@ Status launch(const SoftmaxProblem& p, cudaStream_t stream) {
       softmax_short_rows<In, Out, kLog, 8><<<blocks, threads, 0, stream>>>(
           x, p.rows, p.length, p.row_stride, out, p.out_row_stride);
     }
-  } else if (p.length >= 8192) {
-    softmax_rows<In, Out, kLog, 1024>
-        <<<grid, 1024, 0, stream>>>(x, p.rows, p.length, p.row_stride, out, p.out_row_stride);
-  } else {
-    softmax_rows<In, Out, kLog, 256>
+  } else if (p.length <= 2048) {
+    softmax_held_rows<In, Out, kLog, 128>
+        <<<grid, 128, 0, stream>>>(x, p.rows, p.length, p.row_stride, out, p.out_row_stride);
+  } else if (p.length <= 4096) {
+    softmax_held_rows<In, Out, kLog, 256>
         <<<grid, 256, 0, stream>>>(x, p.rows, p.length, p.row_stride, out, p.out_row_stride);
+  } else if (p.length <= 8192) {
+    softmax_held_rows<In, Out, kLog, 512>
+        <<<grid, 512, 0, stream>>>(x, p.rows, p.length, p.row_stride, out, p.out_row_stride);
+  } else {
+    // A cluster of 8 blocks per row where its share fits in shared memory (by the length and the
+    // device alone), else one block of 1024 threads reading the row three times.
+    auto* kernel = softmax_cluster_rows<In, Out, kLog>;
+    const std::size_t bytes = cluster_shared_bytes(p.length);
+    const Status fits = allow_dynamic_shared_memory(kernel, bytes);
+    if (fits == Status::ok) {
+      const auto clusters = static_cast<unsigned>(std::min<std::int64_t>(p.rows, 1 << 16));
+      kernel<<<clusters * kClusterBlocks, kSliceThreads, bytes, stream>>>(
+          x, p.rows, p.length, p.row_stride, out, p.out_row_stride);
+    } else if (fits == Status::invalid_argument) {
+      softmax_rows<In, Out, kLog, 1024>
+          <<<grid, 1024, 0, stream>>>(x, p.rows, p.length, p.row_stride, out, p.out_row_stride);
+    } else {
+      return fits;
+    }
   }
   return launch_status();
 }
@@ -170,7 +251,7 @@ Status launch_for_out(const SoftmaxProblem& p, cudaStream_t stream) {
 __global__ void exp_log_kernel(const float* x, float* out_exp, float* out_log, std::int64_t n) {
   for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < n;
        i += std::int64_t{gridDim.x} * blockDim.x) {
-    out_exp[i] = exp_invariant(x[i]);
+    out_exp[i] = exp_device(x[i]);
     out_log[i] = log_invariant(x[i]);
   }
 }

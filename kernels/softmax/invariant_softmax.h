@@ -25,7 +25,8 @@ struct SoftmaxProblem {
   bool log = false;  // log_softmax
 };
 
-// The CUDA kernel (one block per row); asynchronous on `stream`.
+// The CUDA kernels (a warp, a block or a cluster of blocks per row, by length alone); asynchronous
+// on `stream`.
 Status invariant_softmax_cuda(const SoftmaxProblem& p, cudaStream_t stream);
 
 // The CPU twin: the same operations in the same order, one after another.

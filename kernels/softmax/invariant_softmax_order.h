@@ -16,7 +16,8 @@
 //     and butterfly_sum): logical thread t < 1024 owns partials 4t .. 4t+3: q_t = (P_4t + P_4t+1) +
 //     (P_4t+2 + P_4t+3); within each 32 consecutive t, for h = 16, 8, 4, 2, 1: q_t = q_t + q_{t+h}
 //     (t mod 32 < h); the 32 warp sums W_w likewise (h = 16 .. 1); s = W_0.
-//  4. softmax_i = e_i * r with r = 1 / s (one IEEE division per row; e_i recomputed, same bits);
+//  4. softmax_i = e_i * r with r = 1 / s (one IEEE division per row; e_i recomputed or kept from
+//     step 2, same bits);
 //     log_softmax_i = (x_i - m) - log_invariant(s).
 //  5. A NaN result is stored as the canonical NaN (float32 0x7fffffff, bfloat16 0x7fc0, float16
 //     0x7e00); 16-bit outputs round to nearest even (float_to_bfloat16_bits /

@@ -57,7 +57,8 @@ __global__ void __launch_bounds__(kWarp* kShortRowsPerBlock)
       float e[4];
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
-        e[j] = 128 * w + 4 * lane + j < n ? exp_invariant(v[w][j] - m) : 0.0f;
+        e[j] = 128 * w + 4 * lane + j < n ? exp_device(v[w][j] - m) : 0.0f;
+        if (!kLog) v[w][j] = e[j];  // softmax's output is e * (1 / s): e once, kept
       }
       const float q = butterfly_sum((e[0] + e[1]) + (e[2] + e[3]));
       if (lane == w) mine = q;
@@ -72,8 +73,7 @@ __global__ void __launch_bounds__(kWarp* kShortRowsPerBlock)
       float result[4];
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
-        result[j] =
-            kLog ? log_softmax_value(v[w][j], m, log_s) : softmax_value(v[w][j], m, inverse_s);
+        result[j] = kLog ? log_softmax_value(v[w][j], m, log_s) : v[w][j] * inverse_s;
       }
       store4(out_row, 128 * w + 4 * lane, n, out_aligned, result);
     }

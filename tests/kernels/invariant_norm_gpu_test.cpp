@@ -72,14 +72,21 @@ TEST_P(NormGpuTest, ARowKeepsItsBits) {
   }
 }
 
+// Every path of the kernel and both sides of each threshold (by chunks of 8: a warp per row up
+// to D = 1024, 64 / 128 / 256 threads per row up to 2048 / 4096 / 8192, the streaming kernel
+// beyond), with the last chunk full and partial.
 INSTANTIATE_TEST_SUITE_P(
     Grid, NormGpuTest,
     ::testing::Values(NormGpuCase{at::kFloat, 1}, NormGpuCase{at::kFloat, 7},
-                      NormGpuCase{at::kFloat, 4095}, NormGpuCase{at::kFloat, 8192},
+                      NormGpuCase{at::kFloat, 1025}, NormGpuCase{at::kFloat, 2048},
+                      NormGpuCase{at::kFloat, 4095}, NormGpuCase{at::kFloat, 4097},
+                      NormGpuCase{at::kFloat, 8192}, NormGpuCase{at::kFloat, 8193},
                       NormGpuCase{at::kBFloat16, 1}, NormGpuCase{at::kBFloat16, 1024},
+                      NormGpuCase{at::kBFloat16, 1031}, NormGpuCase{at::kBFloat16, 2049},
                       NormGpuCase{at::kBFloat16, 4095}, NormGpuCase{at::kBFloat16, 4096},
-                      NormGpuCase{at::kBFloat16, 65536}, NormGpuCase{at::kHalf, 7},
-                      NormGpuCase{at::kHalf, 8192}),
+                      NormGpuCase{at::kBFloat16, 8200}, NormGpuCase{at::kBFloat16, 65536},
+                      NormGpuCase{at::kHalf, 7}, NormGpuCase{at::kHalf, 1020},
+                      NormGpuCase{at::kHalf, 2056}, NormGpuCase{at::kHalf, 8192}),
     gpu_case_name);
 
 TEST(NormGpuEdges, EmptyNaNAndBadInput) {

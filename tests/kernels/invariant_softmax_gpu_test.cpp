@@ -83,8 +83,12 @@ TEST_P(SoftmaxCudaTest, MatchesTheTwinInEveryLayout) {
 
 INSTANTIATE_TEST_SUITE_P(Gpu, SoftmaxCudaTest, ::testing::ValuesIn([] {
                            std::vector<GpuCase> cases;
-                           for (std::int64_t n : {1, 3, 100, 129, 300, 513, 1000, 1024, 1025, 4097,
-                                                  8192, 32000, 128256, 256000}) {
+                           // Every path and both sides of each threshold: a warp per row up
+                           // to 1024, a block of 128 / 256 / 512 threads up to 2048 / 4096 /
+                           // 8192, a cluster beyond, 1024 threads past the shared memory.
+                           for (std::int64_t n : {1,    3,     100,   129,    300,    513,   1000,
+                                                  1024, 1025,  2048,  2049,   4096,   4097,  8192,
+                                                  8193, 12289, 32000, 128256, 256000, 500000}) {
                              for (at::ScalarType t : {at::kFloat, at::kBFloat16, at::kHalf}) {
                                for (bool log : {false, true}) {
                                  cases.push_back({n, t, log, false});
