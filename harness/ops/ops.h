@@ -11,7 +11,8 @@ namespace samebits {
 
 // The built-in ops, in the order `samebits list` shows them: one row per op, whose factory
 // make_<op>_op() lives in the file named after it (<op>_op.cpp, sum_mean_ops.cpp,
-// softmax_log_softmax_ops.cpp, matmul_linear_ops.cpp, sdpa/op.cpp, decoder/op.cpp).
+// softmax_log_softmax_ops.cpp, matmul_linear_ops.cpp, sdpa/op.cpp, decoder/op.cpp; add_rmsnorm
+// beside rmsnorm in rmsnorm_op.cpp).
 #define SAMEBITS_BUILTIN_OPS(X) \
   X(sum)                        \
   X(mean)                       \
@@ -22,6 +23,7 @@ namespace samebits {
   X(matmul)                     \
   X(linear)                     \
   X(rmsnorm)                    \
+  X(add_rmsnorm)                \
   X(sdpa)                       \
   X(indexer)                    \
   X(decoder)

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <limits>
+#include <optional>
 
 #include "cases/draw.h"
 #include "cases/generators.h"
@@ -20,6 +21,13 @@ at::Scalar minus_infinity() {
   return -std::numeric_limits<double>::infinity();
 }
 
+// The output dtype the point asks for: none (the input's) or float32, the one the ops' dtype
+// argument takes besides the input's (softmax(x, -1, dtype=torch.float32) of 16-bit logits).
+std::optional<at::ScalarType> out_dtype(const Point& p) {
+  if (p.text_or("out_dtype", "input") == "float32") return at::kFloat;
+  return std::nullopt;
+}
+
 class SoftmaxOp final : public Op {
  public:
   explicit SoftmaxOp(bool log) : log_(log) {}
@@ -30,17 +38,24 @@ class SoftmaxOp final : public Op {
   }
   std::vector<ImplSpec> implementations() const override {
     return {
-        {"aten", fmt::format("at::{} over the last dim, in the input dtype", name()), true, true},
+        {"aten", fmt::format("at::{} over the last dim, in the input dtype or out_dtype's", name()),
+         true, true},
         {"samebits",
          fmt::format("torch.ops.samebits.{}: one order per row length (kernels/softmax), exp and "
-                     "log of its own with the same bits on CPU and CUDA; in the input dtype",
+                     "log of its own with the same bits on CPU and CUDA; in the input dtype or "
+                     "out_dtype's",
                      name()),
          true, true}};
   }
   std::vector<AxisSpec> axes() const override {
     return {{"N", AxisSpec::Type::integer, nullptr, {}, "row length (the normalised dim)"},
             dtype_axis("float32", aten_float_dtypes()),
-            generator_axis("normal")};
+            generator_axis("normal"),
+            {"out_dtype",
+             AxisSpec::Type::text,
+             "input",
+             {"input", "float32"},
+             "output dtype: the input's, or float32 (the ops' dtype argument)"}};
   }
   std::vector<std::string> outputs() const override { return {"out"}; }
   std::vector<CheckKind> checks() const override {
@@ -85,14 +100,15 @@ class SoftmaxOp final : public Op {
     return {{draw(p, {n}, device, gen)}, n};
   }
 
-  std::vector<Outputs> run(const Point&, const Shared&, const BatchRequest& r) const override {
+  std::vector<Outputs> run(const Point& p, const Shared&, const BatchRequest& r) const override {
     const std::string& impl = r.impl;
+    const std::optional<at::ScalarType> dtype = out_dtype(p);
     std::vector<at::Tensor> rows;
     for (const Item* item : r.items) rows.push_back(item->inputs.at(0));
     std::vector<Outputs> out;
     if (r.padding) {
       const PaddedBatch padded = pad_batch(rows, 0, *r.padding, minus_infinity());
-      const at::Tensor all = normalise(impl, padded.data);
+      const at::Tensor all = normalise(impl, padded.data, dtype);
       for (std::size_t b = 0; b < rows.size(); ++b) {
         out.push_back({{"out", all[static_cast<std::int64_t>(b)].narrow(0, padded.starts[b],
                                                                         padded.lengths[b])}});
@@ -103,24 +119,26 @@ class SoftmaxOp final : public Op {
     at::Tensor all;
     if (r.layout.kind == LayoutKind::padded) {
       const std::int64_t n = batch.size(1);
-      all = normalise(impl, pad_to_multiple(batch, r.layout.amount, 1, minus_infinity()))
+      all = normalise(impl, pad_to_multiple(batch, r.layout.amount, 1, minus_infinity()), dtype)
                 .narrow(1, 0, n);
     } else {
-      all = normalise(impl, place(batch, r.layout, 1));
+      all = normalise(impl, place(batch, r.layout, 1), dtype);
     }
     for (std::int64_t b = 0; b < all.size(0); ++b) out.push_back({{"out", all[b]}});
     return out;
   }
 
   Outputs reference(const Point&, const Shared&, const Item& item) const override {
-    return {{"out", normalise("aten", item.inputs.at(0).cpu().to(at::kDouble))}};
+    return {{"out", normalise("aten", item.inputs.at(0).cpu().to(at::kDouble), std::nullopt)}};
   }
 
  private:
-  at::Tensor normalise(const std::string& impl, const at::Tensor& x) const {
+  // `dtype`: the output's, where not x's.
+  at::Tensor normalise(const std::string& impl, const at::Tensor& x,
+                       std::optional<at::ScalarType> dtype) const {
     const ComputeScope under_test;
-    if (impl == "samebits") return invariant_softmax(x, std::nullopt, log_);
-    return log_ ? at::log_softmax(x, -1) : at::softmax(x, -1);
+    if (impl == "samebits") return invariant_softmax(x, dtype, log_);
+    return log_ ? at::log_softmax(x, -1, dtype) : at::softmax(x, -1, dtype);
   }
   bool log_;
 };

@@ -2,6 +2,13 @@
 // whatever the arrival and chunking, and the rows it reads are the positions it says they are.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
 #include "harness/ops/decoder/engine.h"
 
 namespace samebits::decoder {
@@ -72,6 +79,40 @@ TEST(DecoderEngine, RowsAreThePositionsTheEngineSays) {
   const at::Tensor last = lp[static_cast<std::int64_t>(prompt.size()) - 1];
   EXPECT_EQ(served.tokens[0].item<std::int64_t>(), last.argmax().item<std::int64_t>());
   EXPECT_EQ(served.logprobs[0].item<float>(), last.max().item<float>());
+}
+
+// The step's read-back, row by row: the greedy token is the lowest id among equal maxima (a
+// two-way tie, a row all equal, a tie of -0 with +0), the log-probability is lp's own bits at the
+// wanted column (the next prompt token) or at the greedy one, and a NaN row has no greedy token.
+TEST(DecoderEngine, PickedRowsKeepTheLowestIdOfATieAndLpsBits) {
+  const float nz = -0.0f;
+  const at::Tensor lp = at::tensor({-3.5f,  -0.25f, -7.0f, -0.25f, -9.0f,  //
+                                    -1.0f,  -1.0f,  -1.0f, -1.0f,  -1.0f,  //
+                                    -2.0f,  -4.0f,  -6.0f, -8.0f,  -0.5f,  //
+                                    nz,     -1.0f,  0.0f,  -2.0f,  -3.0f,  //
+                                    -0.75f, -0.5f,  -0.5f, -1.5f,  -2.5f})
+                            .view({5, 5});
+  const RowPicks picks = pick_rows(lp, {-1, -1, 3, -1, 0});
+  EXPECT_EQ(picks.greedy, (std::vector<std::int64_t>{1, 0, 4, 0, 1}));
+  ASSERT_EQ(picks.logprob.size(), 5u);
+  const std::vector<std::pair<std::int64_t, std::int64_t>> read = {
+      {0, 1}, {1, 0}, {2, 3}, {3, 0}, {4, 0}};
+  for (std::size_t row = 0; row < read.size(); ++row) {
+    const float expected = lp[read[row].first][read[row].second].item<float>();
+    EXPECT_EQ(std::memcmp(&picks.logprob[row], &expected, sizeof(float)), 0) << row;
+  }
+  EXPECT_TRUE(std::signbit(picks.logprob[3])) << "-0 keeps its sign";
+  // The old read-back's rule, for every row: where(lp == max, id, V).amin.
+  const at::Tensor ids = at::arange(5, at::kLong);
+  const at::Tensor rule =
+      at::where(lp == lp.amax(-1, true), ids.unsqueeze(0), 5).amin(-1).contiguous();
+  EXPECT_EQ(picks.greedy, std::vector<std::int64_t>(rule.data_ptr<std::int64_t>(),
+                                                    rule.data_ptr<std::int64_t>() + 5));
+
+  at::Tensor with_nan = lp.clone();
+  with_nan[2][1] = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_NO_THROW(pick_rows(with_nan, {-1, -1, 3, -1, 0})) << "a NaN row read at a prompt token";
+  EXPECT_THROW(pick_rows(with_nan, {-1, -1, -1, -1, 0}), std::runtime_error);
 }
 
 // An unknown op mix or model names the accepted ones.

@@ -1,16 +1,21 @@
 // Negative controls: the invariant implementation holds every check kind; each violator is caught
 // on its own check, with one-ULP evidence, and holds the others: every "holds" verdict can fail.
-// Also for the built-in ops: top-k tie orders other than the stable sort's, fp8 indexer items.
+// Also for the built-in ops: top-k tie orders, fp8 indexer items, a dropped bias, a wrong dtype.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <map>
 #include <string>
 #include <tuple>
 
+#include "contracts/embedded_suite.h"
 #include "harness/ops/ops.h"
+#include "kernels/linear/binding.h"
+#include "kernels/softmax/binding.h"
 #include "reports/model/outcome.h"
 #include "tests/support/control_contract.h"
 #include "tests/support/control_op.h"
+#include "tests/support/miniature.h"
 #include "tests/support/run_contracts.h"
 #include "tests/support/test_names.h"
 
@@ -328,6 +333,142 @@ TEST(NegativeControls, IndexerFloat8RunsInSamebitsOnly) {
       EXPECT_EQ(r.verdict, Verdict::skipped);
       EXPECT_NE(r.reason.find("no float8_e4m3fn kernel"), std::string::npos);
     }
+  }
+}
+
+// A built-in op plus one flawed implementation of it, whose run() is `run_flawed`; everything
+// else (axes, items, the reference) is the built-in op's, so the shipped checks judge it.
+class WithFlawedImpl final : public Op {
+ public:
+  using Run = std::function<std::vector<Outputs>(const Point&, const Shared&,
+                                                 const std::vector<at::Tensor>& rows)>;
+  WithFlawedImpl(std::unique_ptr<Op> inner, std::string flawed, Run run_flawed)
+      : inner_(std::move(inner)), flawed_(std::move(flawed)), run_flawed_(std::move(run_flawed)) {}
+
+  std::string name() const override { return inner_->name(); }
+  std::string description() const override { return inner_->description(); }
+  std::vector<ImplSpec> implementations() const override {
+    auto impls = inner_->implementations();
+    impls.push_back({flawed_, "samebits with a planted flaw", true, true});
+    return impls;
+  }
+  std::vector<AxisSpec> axes() const override { return inner_->axes(); }
+  std::vector<std::string> outputs() const override { return inner_->outputs(); }
+  std::vector<CheckKind> checks() const override { return inner_->checks(); }
+  std::vector<LayoutKind> layouts() const override { return inner_->layouts(); }
+  std::vector<PaddingMode> paddings() const override { return inner_->paddings(); }
+  std::optional<std::string> impossible(const Point& p) const override {
+    return inner_->impossible(p);
+  }
+  Shared make_shared(const Point& p, const at::Device& device, at::Generator& gen) const override {
+    return inner_->make_shared(p, device, gen);
+  }
+  Item make_item(const Point& p, const Shared& shared, const ItemSpec& spec,
+                 const at::Device& device, at::Generator& gen) const override {
+    return inner_->make_item(p, shared, spec, device, gen);
+  }
+  // The flawed implementation takes contiguous batches of first inputs only (reference checks).
+  std::vector<Outputs> run(const Point& p, const Shared& shared,
+                           const BatchRequest& r) const override {
+    if (r.impl != flawed_) return inner_->run(p, shared, r);
+    std::vector<at::Tensor> rows;
+    for (const Item* item : r.items) rows.push_back(item->inputs.at(0));
+    return run_flawed_(p, shared, rows);
+  }
+  Outputs reference(const Point& p, const Shared& shared, const Item& item) const override {
+    return inner_->reference(p, shared, item);
+  }
+
+ private:
+  std::unique_ptr<Op> inner_;
+  std::string flawed_;
+  Run run_flawed_;
+};
+
+std::vector<Outputs> per_row(const at::Tensor& all) {
+  std::vector<Outputs> out;
+  for (std::int64_t b = 0; b < all.size(0); ++b) out.push_back({{"out", all[b]}});
+  return out;
+}
+
+// The shipped contract `name` at test scale with its checks of `kind` alone, `flawed` added to
+// its implementations with samebits' promises, run on the CPU beside the others.
+std::vector<CaseResult> run_shipped_with_flaw(const std::string& name, CheckKind kind,
+                                              std::unique_ptr<Op> op, const std::string& flawed) {
+  std::vector<std::unique_ptr<Contract>> contracts;
+  for (const auto& file : embedded_contracts()) {
+    Contract c = miniature(parse_contract(file.text, "embedded:" + file.name));
+    if (c.name != name) continue;
+    std::vector<CheckDecl> kept;
+    for (auto& check : c.checks) {
+      if (check.kind != kind) continue;
+      check.expect[flawed] = check.expect.at("samebits");
+      kept.push_back(check);
+    }
+    c.checks = kept;
+    c.implementations.push_back(flawed);
+    contracts.push_back(std::make_unique<Contract>(std::move(c)));
+  }
+  EXPECT_EQ(contracts.size(), 1u) << name;
+  OpRegistry registry;
+  registry.add(std::move(op));
+  return run_contracts(contracts, registry, "cpu");
+}
+
+// linear.json's reference checks see a dropped bias: samebits.linear without its bias [N] is
+// violated at every bias=true point (and holds where there is no bias to drop), beside samebits.
+TEST(NegativeControls, LinearReferenceSeesADroppedBias) {
+  const auto results = run_shipped_with_flaw(
+      "linear", CheckKind::reference,
+      std::make_unique<WithFlawedImpl>(
+          make_linear_op(), "bias_dropped",
+          [](const Point&, const Shared& shared, const std::vector<at::Tensor>& rows) {
+            return per_row(invariant_linear(at::stack(rows), shared.tensors.at(0)));
+          }),
+      "bias_dropped");
+  std::size_t dropped = 0;
+  for (const auto& r : results) {
+    SCOPED_TRACE(describe(r));
+    if (r.impl == "aten.linear") continue;  // observations
+    const bool bias = r.params.at("bias").get<bool>();
+    const bool flawed = r.impl == "bias_dropped";
+    EXPECT_EQ(r.verdict, flawed && bias ? Verdict::violated : Verdict::holds);
+    dropped += flawed && bias;
+  }
+  EXPECT_GE(dropped, 3u) << "float32, bfloat16 and float16 points with a bias";
+}
+
+// softmax.json's and log_softmax.json's reference_float32_out see an output in the wrong dtype:
+// samebits on bfloat16 logits without dtype=float32 returns bfloat16, which misses float32's
+// tolerances there, and holds the checks whose output is meant to be the input's dtype.
+TEST(NegativeControls, SoftmaxReferenceSeesAWrongOutputDtype) {
+  for (const bool log : {false, true}) {
+    const std::string name = log ? "log_softmax" : "softmax";
+    const auto results = run_shipped_with_flaw(
+        name, CheckKind::reference,
+        std::make_unique<WithFlawedImpl>(
+            log ? make_log_softmax_op() : make_softmax_op(), "input_dtype_out",
+            [log](const Point&, const Shared&, const std::vector<at::Tensor>& rows) {
+              return per_row(invariant_softmax(at::stack(rows), std::nullopt, log));
+            }),
+        "input_dtype_out");
+    std::size_t wrong = 0;
+    for (const auto& r : results) {
+      SCOPED_TRACE(name + ": " + describe(r));
+      if (r.impl == "aten") continue;  // observations
+      const bool float32_out = r.params.at("out_dtype").get<std::string>() == "float32";
+      const bool flawed = r.impl == "input_dtype_out";
+      EXPECT_EQ(r.verdict, flawed && float32_out ? Verdict::violated : Verdict::holds);
+      if (flawed && float32_out) {
+        ++wrong;
+        ASSERT_EQ(r.outputs.size(), 1u);
+        EXPECT_EQ(r.outputs[0].diff.dtype, "bfloat16");
+      } else if (float32_out) {
+        ASSERT_EQ(r.outputs.size(), 1u);
+        EXPECT_EQ(r.outputs[0].diff.dtype, "float32");
+      }
+    }
+    EXPECT_GE(wrong, 1u) << name;
   }
 }
 

@@ -1,6 +1,6 @@
 // Every op adapter under test the way users call it: its shipped contracts' checks, run on the CPU
-// at test scale, and per check kind a negative control (the adapter with a planted flaw, and for
-// samebits' attention one in its log-sum-exp alone).
+// at test scale, and per check kind a negative control (the adapter with a planted flaw, and one in
+// a second output alone: samebits' attention's log-sum-exp, add_rms_norm's h).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -219,6 +219,54 @@ TEST_P(LseFlawTest, AnLseOnlyChangeIsViolated) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Shipped, LseFlawTest, ::testing::ValuesIn(lse_flaw_params()),
+                         [](const auto& info) {
+                           return camel_case(std::get<0>(info.param)) +
+                                  camel_case(to_string(std::get<1>(info.param)));
+                         });
+
+// Every check kind of add_rmsnorm.json: each compares h beside y, for samebits and ATen.
+std::vector<FlawParam> h_flaw_params() {
+  std::set<CheckKind> kinds;
+  for (const auto& check : shipped_named("add_rmsnorm").checks) kinds.insert(check.kind);
+  std::vector<FlawParam> out;
+  for (CheckKind kind : kinds) out.emplace_back("add_rmsnorm", kind);
+  return out;
+}
+
+class HFlawTest : public ::testing::TestWithParam<FlawParam> {};
+
+// The h negative control: add_rms_norm with its h (x + residual, the next layer's residual) moved
+// and its y untouched. Every case of the kind that runs, samebits' and ATen's, is violated in h
+// alone: a check that compared y only would hold here.
+TEST_P(HFlawTest, AnHOnlyChangeIsViolated) {
+  const auto& [name, kind] = GetParam();
+  const auto contracts = miniature_of(name, kind);
+  OpRegistry registry;
+  for (auto& op : make_builtin_ops()) {
+    registry.add(op->name() == "add_rmsnorm" ? make_planted_flaw(std::move(op), kind, "", "h")
+                                             : std::move(op));
+  }
+  const auto cases = run_contracts(contracts, registry, "cpu");
+  std::set<std::string> impls;
+  for (const auto& r : cases) {
+    SCOPED_TRACE(describe(r));
+    EXPECT_NE(r.verdict, Verdict::error);
+    if (r.verdict == Verdict::skipped) continue;
+    impls.insert(r.impl);
+    EXPECT_EQ(r.verdict, Verdict::violated);
+    const OutputResult* y = output_named(r, "y");
+    const OutputResult* h = output_named(r, "h");
+    ASSERT_NE(y, nullptr);
+    ASSERT_NE(h, nullptr) << "h is not compared";
+    EXPECT_TRUE(y->diff.within) << "the flaw leaves y as it was";
+    EXPECT_GT(h->diff.mismatched, 0);
+    EXPECT_FALSE(h->diff.within);
+  }
+  EXPECT_EQ(impls, (std::set<std::string>{"aten.composed", "aten.rms_norm", "samebits"}))
+      << to_string(kind) << " ran for every implementation";
+}
+
+INSTANTIATE_TEST_SUITE_P(Shipped, HFlawTest, ::testing::ValuesIn(h_flaw_params()),
                          [](const auto& info) {
                            return camel_case(std::get<0>(info.param)) +
                                   camel_case(to_string(std::get<1>(info.param)));

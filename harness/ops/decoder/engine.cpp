@@ -1,9 +1,11 @@
 // The decoder's serving loop (engine.h): per step, each arrived and unfinished request adds its
-// next prompt chunk or its last token; log-probabilities are read back to choose the next tokens.
+// next prompt chunk or its last token; each row's greedy token and one log-probability come back.
 #include "harness/ops/decoder/engine.h"
 
 #include <algorithm>
 #include <deque>
+#include <stdexcept>
+#include <string>
 
 namespace samebits::decoder {
 namespace {
@@ -22,6 +24,30 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
 }
 
 }  // namespace
+
+RowPicks pick_rows(const at::Tensor& lp, const std::vector<std::int64_t>& wanted) {
+  const std::int64_t vocab = lp.size(1);
+  // The greedy choice per row, lowest id among equal maxima (vocab where a NaN leaves none).
+  const at::Tensor best = lp.amax(-1, /*keepdim=*/true);
+  const at::Tensor ids = at::arange(vocab, lp.options().dtype(at::kLong));
+  const at::Tensor greedy = at::where(lp == best, ids.unsqueeze(0), vocab).amin(-1);
+  const at::Tensor want = at::tensor(wanted, at::kLong).to(lp.device());
+  const at::Tensor column = at::where(want >= 0, want, greedy.clamp_max(vocab - 1));
+  const at::Tensor values = lp.gather(1, column.unsqueeze(1)).squeeze(1);
+  const at::Tensor greedy_host = greedy.cpu();
+  const at::Tensor values_host = values.cpu();
+  RowPicks out;
+  out.greedy.assign(greedy_host.data_ptr<std::int64_t>(),
+                    greedy_host.data_ptr<std::int64_t>() + greedy_host.numel());
+  out.logprob.assign(values_host.data_ptr<float>(),
+                     values_host.data_ptr<float>() + values_host.numel());
+  for (std::size_t row = 0; row < wanted.size(); ++row) {
+    if (wanted[row] < 0 && out.greedy[row] >= vocab)
+      throw std::runtime_error("decoder: log-probability row " + std::to_string(row) +
+                               " has no maximum (NaN)");
+  }
+  return out;
+}
 
 std::vector<Served> serve(const ModelConfig& c, const Weights& w, const OpMix& ops,
                           const std::vector<Request>& requests, const Schedule& schedule) {
@@ -42,6 +68,7 @@ std::vector<Served> serve(const ModelConfig& c, const Weights& w, const OpMix& o
     step.q_offsets.push_back(0);
     std::vector<std::size_t> running;
     std::vector<std::int64_t> first_row;
+    std::vector<std::int64_t> wanted;  // per row: the next prompt token, or -1 (greedy)
     for (std::size_t i = 0; i < requests.size(); ++i) {
       if (done[i] || requests[i].arrival > step_no) continue;
       Running& r = state[i];
@@ -62,8 +89,11 @@ std::vector<Served> serve(const ModelConfig& c, const Weights& w, const OpMix& o
         free_pages.pop_front();
       }
       first_row.push_back(static_cast<std::int64_t>(step.tokens.size()));
-      for (std::int64_t t = 0; t < n; ++t)
+      for (std::int64_t t = 0; t < n; ++t) {
         step.logit_rows.push_back(static_cast<std::int64_t>(step.tokens.size()) + t);
+        const std::int64_t next = r.cached + t + 1;  // the position after this row's token
+        wanted.push_back(next < length ? prompt[static_cast<std::size_t>(next)] : -1);
+      }
       step.tokens.insert(step.tokens.end(), feed.begin(), feed.end());
       step.q_offsets.push_back(static_cast<std::int64_t>(step.tokens.size()));
       step.cache_lengths.push_back(r.cached);
@@ -72,13 +102,7 @@ std::vector<Served> serve(const ModelConfig& c, const Weights& w, const OpMix& o
     }
     if (running.empty()) continue;                          // nobody has arrived yet
     const at::Tensor lp = forward(c, w, ops, cache, step);  // [tokens, V]
-    // The greedy choice per row, lowest id among equal maxima, and its log-probability.
-    const at::Tensor best = lp.amax(-1, /*keepdim=*/true);
-    const at::Tensor ids = at::arange(lp.size(1), lp.options().dtype(at::kLong));
-    const at::Tensor choice = at::where(lp == best, ids.unsqueeze(0), lp.size(1)).amin(-1).cpu();
-    const at::Tensor lp_host = lp.cpu();
-    const auto* chosen = choice.data_ptr<std::int64_t>();
-    const auto lpa = lp_host.accessor<float, 2>();
+    const RowPicks picks = pick_rows(lp, wanted);
     for (std::size_t k = 0; k < running.size(); ++k) {
       const std::size_t i = running[k];
       Running& r = state[i];
@@ -90,10 +114,10 @@ std::vector<Served> serve(const ModelConfig& c, const Weights& w, const OpMix& o
         const std::int64_t row = row0 + t;
         const std::int64_t position = r.cached + t;  // of the token fed at this row
         if (position + 1 < length) {
-          r.prompt_logprobs.push_back(lpa[row][prompt[static_cast<std::size_t>(position + 1)]]);
+          r.prompt_logprobs.push_back(picks.logprob[static_cast<std::size_t>(row)]);
         } else {
-          r.tokens.push_back(chosen[row]);
-          r.logprobs.push_back(lpa[row][chosen[row]]);
+          r.tokens.push_back(picks.greedy[static_cast<std::size_t>(row)]);
+          r.logprobs.push_back(picks.logprob[static_cast<std::size_t>(row)]);
         }
       }
       r.cached += n;

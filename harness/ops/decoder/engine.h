@@ -32,6 +32,18 @@ struct Schedule {
   std::int64_t chunk = 0;
 };
 
+// What a step reads back per log-probability row: its greedy token and one log-probability.
+struct RowPicks {
+  std::vector<std::int64_t> greedy;  // the lowest token id among the row's maxima
+  std::vector<float> logprob;        // lp[row][wanted[row]], or lp[row][greedy[row]] if wanted < 0
+};
+
+// Picks from log-probabilities lp [rows, V] (float32) where they are, so only these two values
+// per row cross to the host; the values are lp's own bits, selected, never recomputed. wanted
+// holds a token id per row (the next prompt token) or -1 (the row's greedy token). Throws
+// std::runtime_error where a row of wanted -1 has no maximum (NaN).
+RowPicks pick_rows(const at::Tensor& lp, const std::vector<std::int64_t>& wanted);
+
 // Serves every request to completion, each step one forward over every running request's tokens.
 // Greedy ties go to the lowest token id. Pages are taken from a free list as caches grow and
 // given back when a request finishes, so a request's pages depend on who ran before it.
