@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "cases/generators.h"
+#include "kernels/softmax/invariant_softmax_order.h"
 
 namespace samebits::decoder {
 namespace {
@@ -31,6 +32,20 @@ at::Tensor rope(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& si
   const at::Tensor x1 = xf.narrow(2, 0, half), x2 = xf.narrow(2, half, half);
   const at::Tensor c = cos.unsqueeze(1), s = sin.unsqueeze(1);
   return at::cat({x1 * c - x2 * s, x2 * c + x1 * s}, 2).to(x.scalar_type());
+}
+
+// SwiGLU's SiLU of the gate, g / (1 + e^-g). CUDA: at::silu, one elementwise kernel whose every
+// element runs the same device code. CPU: ATen's vectorized loop and its scalar remainder take
+// different exps (Sleef's and libm's), and which elements fall in a remainder follows the tensor's
+// size and the thread split, so a row's bits would follow the batch and the host's thread count.
+// There each element is computed alone, in float32, with the softmax family's portable exp.
+at::Tensor gate_silu(const at::Tensor& g) {
+  if (!g.device().is_cpu()) return at::silu(g);
+  at::Tensor f = g.to(at::kFloat).contiguous().clone();
+  float* v = f.data_ptr<float>();
+  for (std::int64_t i = 0, n = f.numel(); i < n; ++i)
+    v[i] = v[i] / (1.0f + kernels::softmax_order::exp_invariant(-v[i]));
+  return f.to(g.scalar_type());
 }
 
 }  // namespace
@@ -149,7 +164,7 @@ at::Tensor forward(const ModelConfig& c, const Weights& w, const OpMix& ops, KvC
                                    cache.v[static_cast<std::size_t>(l)], ps);
     const at::Tensor o = linear(ops, a.reshape({tokens, c.heads * c.head_dim}), L.wo);
     std::tie(x, h) = add_rms_norm(ops, o, h, L.mlp_norm, c.eps);
-    const at::Tensor act = at::silu(linear(ops, x, L.w_gate)) * linear(ops, x, L.w_up);
+    const at::Tensor act = gate_silu(linear(ops, x, L.w_gate)) * linear(ops, x, L.w_up);
     pending = linear(ops, act, L.w_down);
   }
   at::Tensor x;
