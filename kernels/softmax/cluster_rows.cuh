@@ -5,6 +5,7 @@
 #include <cooperative_groups.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/softmax/invariant_softmax_order.h"
 #include "kernels/softmax/softmax_device.cuh"
@@ -15,17 +16,44 @@ inline constexpr int kClusterBlocks = 8;
 inline constexpr int kSlice = kPartials / kClusterBlocks;  // partials of a block: 512
 inline constexpr int kSliceThreads = kSlice;               // a thread per partial
 inline constexpr int kSliceQuads = kSlice / 4;             // quads of a block in one period
-inline constexpr int kLoadUnroll = 4;                      // loads of a thread in flight
+inline constexpr int kLoadUnroll = 2;                      // loads of a thread in flight
 
-// Dynamic shared memory of a row of length n: its block's elements of every 4096-element period.
-inline std::size_t cluster_shared_bytes(std::int64_t n) {
-  return static_cast<std::size_t>((n + kPartials - 1) / kPartials) * kSlice * sizeof(float);
+// Dynamic shared memory of a row of length n: its block's elements of every 4096-element period,
+// in the input's type (half of float32's for 16-bit rows: more blocks fit on a multiprocessor).
+inline std::size_t cluster_shared_bytes(std::int64_t n, std::size_t element_bytes) {
+  return static_cast<std::size_t>((n + kPartials - 1) / kPartials) * kSlice * element_bytes;
 }
 
-// Block b's q-th quad of the row: period q / kSliceQuads, the row's element 4096 k + 512 b + 4 (q
-// mod kSliceQuads); in shared memory at 4 q.
-__device__ __forceinline__ std::int64_t slice_element(int b, int q) {
-  return std::int64_t{q / kSliceQuads} * kPartials + b * kSlice + 4 * (q % kSliceQuads);
+// A held quad in the input's type: 16-bit values narrowed back exactly (-inf stays -inf; a NaN may
+// change its payload, and then the whole row is NaN).
+__device__ __forceinline__ void hold(float* held, int q, const float v[4]) {
+  reinterpret_cast<float4*>(held)[q] = make_float4(v[0], v[1], v[2], v[3]);
+}
+template <typename T>
+__device__ __forceinline__ void hold(T* held, int q, const float v[4]) {
+  reinterpret_cast<uint2*>(held)[q] = make_uint2(pack2(v[0], v[1], held), pack2(v[2], v[3], held));
+}
+__device__ __forceinline__ void held_quad(const float* held, int q, float v[4]) {
+  unpack(reinterpret_cast<const float4*>(held)[q], held, v);
+}
+template <typename T>
+__device__ __forceinline__ void held_quad(const T* held, int q, float v[4]) {
+  unpack(reinterpret_cast<const uint2*>(held)[q], held, v);
+}
+
+// Asynchronous copies of a whole row's quads straight into shared memory (cp.async: every copy of
+// a thread in flight at once), and the wait for a thread's own copies.
+__device__ __forceinline__ void copy_quad_async(float* held, int q, const float* src) {
+  const auto dst = static_cast<std::uint32_t>(__cvta_generic_to_shared(held + 4 * q));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
+}
+template <typename T>
+__device__ __forceinline__ void copy_quad_async(T* held, int q, const T* src) {
+  const auto dst = static_cast<std::uint32_t>(__cvta_generic_to_shared(held + 4 * q));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(dst), "l"(src) : "memory");
+}
+__device__ __forceinline__ void wait_own_copies() {
+  asm volatile("cp.async.commit_group;\ncp.async.wait_group 0;\n" ::: "memory");
 }
 
 // Step 2's partial P = 512 b + t adds, in ascending period k, e = exp_invariant(x - m) of the
@@ -35,13 +63,14 @@ __device__ __forceinline__ std::int64_t slice_element(int b, int q) {
 // sums, 4 from each block of the cluster, by an xor butterfly in every warp (the tree's value:
 // short_rows.cuh says why). The max, order-free, over the cluster's shared memory.
 template <typename In, typename Out, bool kLog>
-__global__ void __cluster_dims__(kClusterBlocks, 1, 1) __launch_bounds__(kSliceThreads, 2)
+__global__ void __cluster_dims__(kClusterBlocks, 1, 1) __launch_bounds__(kSliceThreads, 3)
     softmax_cluster_rows(const In* __restrict__ x, std::int64_t rows, std::int64_t n,
                          std::int64_t row_stride, Out* __restrict__ out,
                          std::int64_t out_row_stride) {
   namespace cg = cooperative_groups;
-  extern __shared__ float4 held4[];
-  float* held = reinterpret_cast<float*>(held4);
+  constexpr bool kKeepE = !kLog && std::is_same<In, float>::value;
+  extern __shared__ float4 held_storage[];
+  In* held = reinterpret_cast<In*>(held_storage);
   __shared__ float warp_max[kSliceThreads / kWarp];
   __shared__ float quad_sum[kSlice / 4];
   __shared__ float warp_sum[kSlice / 4 / kWarp];
@@ -51,55 +80,79 @@ __global__ void __cluster_dims__(kClusterBlocks, 1, 1) __launch_bounds__(kSliceT
   const int tid = threadIdx.x, lane = tid % kWarp, warp = tid / kWarp;
   const int periods = static_cast<int>((n + kPartials - 1) / kPartials);
   const int quads = periods * kSliceQuads;
+  // Thread tid's quads are q = tid + 512 u: period tid / 128 + 4 u, the row's elements base +
+  // 16384 u (kSliceThreads = 4 kSliceQuads).
+  const std::int64_t base =
+      std::int64_t{kPartials} * (tid / kSliceQuads) + b * kSlice + 4 * (tid % kSliceQuads);
+  constexpr std::int64_t kStride = std::int64_t{kPartials} * (kSliceThreads / kSliceQuads);
   for (std::int64_t r = blockIdx.x / kClusterBlocks; r < rows; r += gridDim.x / kClusterBlocks) {
     const In* row = x + r * row_stride;
-    const bool aligned = quad_aligned(row);
+    const bool whole = quad_aligned(row) && n % 4 == 0;
     __syncthreads();  // the previous row's shared memory read
     float m = -infinity();
-    for (int q0 = tid; q0 < quads; q0 += kLoadUnroll * kSliceThreads) {
-      float v[kLoadUnroll][4];
-#pragma unroll
-      for (int u = 0; u < kLoadUnroll; ++u) {
-        const int q = q0 + u * kSliceThreads;
-        if (q < quads) load4(row, slice_element(b, q), n, aligned, v[u]);
+    if (whole) {
+      // Every quad of the block's share in flight at once; past the row's end, -inf.
+      std::int64_t i = base;
+      for (int q = tid; q < quads; q += kSliceThreads, i += kStride) {
+        if (i < n) {
+          copy_quad_async(held, q, row + i);
+        } else {
+          const float pad[4] = {-infinity(), -infinity(), -infinity(), -infinity()};
+          hold(held, q, pad);
+        }
       }
+      wait_own_copies();
+      for (int q = tid; q < quads; q += kSliceThreads) {
+        float v[4];
+        held_quad(held, q, v);
 #pragma unroll
-      for (int u = 0; u < kLoadUnroll; ++u) {
-        const int q = q0 + u * kSliceThreads;
-        if (q < quads) {
-          held4[q] = make_float4(v[u][0], v[u][1], v[u][2], v[u][3]);
+        for (int j = 0; j < 4; ++j) m = max_device(m, v[j]);
+      }
+    } else {
+      for (int q0 = tid; q0 < quads; q0 += kLoadUnroll * kSliceThreads) {
+        float v[kLoadUnroll][4];
 #pragma unroll
-          for (int j = 0; j < 4; ++j) m = max_combine(m, v[u][j]);
+        for (int u = 0; u < kLoadUnroll; ++u) {
+          const int q = q0 + u * kSliceThreads;
+          if (q < quads) load4w(row, base + (q - tid) / kSliceThreads * kStride, n, whole, v[u]);
+        }
+#pragma unroll
+        for (int u = 0; u < kLoadUnroll; ++u) {
+          const int q = q0 + u * kSliceThreads;
+          if (q < quads) {
+            hold(held, q, v[u]);
+#pragma unroll
+            for (int j = 0; j < 4; ++j) m = max_device(m, v[u][j]);
+          }
         }
       }
     }
 #pragma unroll
-    for (int h = kWarp / 2; h >= 1; h /= 2) m = max_combine(m, __shfl_xor_sync(0xffffffffu, m, h));
+    for (int h = kWarp / 2; h >= 1; h /= 2) m = max_device(m, __shfl_xor_sync(0xffffffffu, m, h));
     if (lane == 0) warp_max[warp] = m;
     __syncthreads();
     if (tid == 0) {
       float bm = -infinity();
 #pragma unroll
-      for (int w = 0; w < kSliceThreads / kWarp; ++w) bm = max_combine(bm, warp_max[w]);
+      for (int w = 0; w < kSliceThreads / kWarp; ++w) bm = max_device(bm, warp_max[w]);
       block_max_slot = bm;
     }
     cluster.sync();
     m = -infinity();
 #pragma unroll
     for (int k = 0; k < kClusterBlocks; ++k)
-      m = max_combine(m, *cluster.map_shared_rank(&block_max_slot, k));
+      m = max_device(m, *cluster.map_shared_rank(&block_max_slot, k));
 
-    // Step 2: partial 512 b + tid, softmax keeping e in place of x for the output.
-    const std::int64_t partial = std::int64_t{b} * kSlice + tid;
+    // Step 2: partial 512 b + tid, its element of period k at held[512 k + tid] (past the row's
+    // end: -inf, an exact +0 added). Softmax over float32 keeps e in place of x for the output;
+    // over 16-bit rows (held in half the bytes) it computes e again there, the same bits.
     float acc = 0.0f;
 #pragma unroll 4
     for (int k = 0; k < periods; ++k) {
-      if (std::int64_t{k} * kPartials + partial < n) {
-        float& cell = held[k * kSlice + tid];
-        const float e = exp_device(cell - m);
-        acc = acc + e;
-        if (!kLog) cell = e;
-      }
+      In& cell = held[k * kSlice + tid];
+      const float e = exp_nonpositive(widen(cell) - m);
+      acc = acc + e;
+      if constexpr (kKeepE) cell = e;
     }
     const float pair = acc + __shfl_down_sync(0xffffffffu, acc, 1);
     const float q = pair + __shfl_down_sync(0xffffffffu, pair, 2);
@@ -121,16 +174,16 @@ __global__ void __cluster_dims__(kClusterBlocks, 1, 1) __launch_bounds__(kSliceT
     const float log_s = kLog ? log_invariant(s) : 0.0f;
     const float inverse_s = __frcp_rn(s);  // 1 / s correctly rounded, as the twin's 1.0f / s
     Out* out_row = out + r * out_row_stride;
-    const bool out_aligned = quad_aligned(out_row);
-    for (int q0 = tid; q0 < quads; q0 += kSliceThreads) {
-      const float4 c = held4[q0];
-      const float v[4] = {c.x, c.y, c.z, c.w};
-      float result[4];
+    const bool out_whole = quad_aligned(out_row) && n % 4 == 0;
+    const bool nan_row = is_nan(s);
+    std::int64_t i = base;
+    for (int q0 = tid; q0 < quads; q0 += kSliceThreads, i += kStride) {
+      float v[4];
+      held_quad(held, q0, v);
 #pragma unroll
-      for (int j = 0; j < 4; ++j) {
-        result[j] = kLog ? log_softmax_value(v[j], m, log_s) : v[j] * inverse_s;
-      }
-      store4(out_row, slice_element(b, q0), n, out_aligned, result);
+      for (int j = 0; j < 4; ++j)
+        v[j] = kLog ? v[j] - m : (kKeepE ? v[j] : exp_nonpositive(v[j] - m));
+      finish4<kLog>(out_row, i, n, out_whole, nan_row, v, inverse_s, log_s);
     }
   }
 }

@@ -1,9 +1,10 @@
 // The CUDA kernels of the invariant softmax, by length alone: a warp per row up to 1024, a block
-// per row up to 8192, a cluster of 8 blocks per longer row, in invariant_softmax_order.h's order.
+// per row up to 32768, a cluster of 8 blocks per longer row, in invariant_softmax_order.h's order.
 #include <algorithm>
 #include <cstdint>
 
 #include "kernels/common/cuda_status.h"
+#include "kernels/common/occupancy.h"
 #include "kernels/common/shared_memory.h"
 #include "kernels/softmax/cluster_rows.cuh"
 #include "kernels/softmax/invariant_softmax.h"
@@ -23,13 +24,13 @@ constexpr int kUnroll = 4;  // steps of a thread whose loads are issued before t
 template <int kBlock>
 __device__ float block_max(float m, float* scratch) {
 #pragma unroll
-  for (int h = kWarp / 2; h >= 1; h /= 2) m = max_combine(m, __shfl_xor_sync(0xffffffffu, m, h));
+  for (int h = kWarp / 2; h >= 1; h /= 2) m = max_device(m, __shfl_xor_sync(0xffffffffu, m, h));
   const int warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
   if (lane == 0) scratch[warp] = m;
   __syncthreads();
   m = -infinity();
 #pragma unroll
-  for (int w = 0; w < kBlock / kWarp; ++w) m = max_combine(m, scratch[w]);
+  for (int w = 0; w < kBlock / kWarp; ++w) m = max_device(m, scratch[w]);
   __syncthreads();
   return m;
 }
@@ -128,29 +129,30 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
-// Rows of up to 16 kBlock elements held in registers, one block per row: thread tid's c-th quad
-// is elements 4 tid + 4 kBlock c .. +3, logical thread T = tid + kBlock (c mod kGroups) of period
-// c / kGroups, so each partial adds its elements in ascending order as in softmax_rows. The row
-// is read once; softmax keeps e in place of x, log_softmax x - m.
-template <typename In, typename Out, bool kLog, int kBlock>
-__global__ void __launch_bounds__(kBlock, 1)
+// Rows of up to 4 kQuads kBlock elements held in registers, one block per row: thread tid's c-th
+// quad is elements 4 tid + 4 kBlock c .. +3, logical thread T = tid + kBlock (c mod kGroups) of
+// period c / kGroups, so each partial adds its elements in ascending order as in softmax_rows. The
+// row is read once; softmax keeps e in place of x, log_softmax x - m. Elements past the row's end
+// read as -inf and add exact +0s.
+template <typename In, typename Out, bool kLog, int kBlock, int kQuads>
+__global__ void __launch_bounds__(kBlock)
     softmax_held_rows(const In* __restrict__ x, std::int64_t rows, std::int64_t n,
                       std::int64_t row_stride, Out* __restrict__ out, std::int64_t out_row_stride) {
   constexpr int kGroups = kLogicalThreads / kBlock;
-  constexpr int kQuads = 4;  // quads a thread holds: rows of up to 16 kBlock elements
+  constexpr int kLive = kQuads < kGroups ? kQuads : kGroups;  // groups that get elements
   __shared__ float scratch[kWarps + 1];
   for (std::int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
     const In* row = x + r * row_stride;
-    const bool aligned = quad_aligned(row);
+    const bool whole = quad_aligned(row) && n % 4 == 0;
     const std::int64_t first = 4 * static_cast<std::int64_t>(threadIdx.x);
     float v[kQuads][4];
 #pragma unroll
-    for (int c = 0; c < kQuads; ++c) load4(row, first + 4 * kBlock * c, n, aligned, v[c]);
+    for (int c = 0; c < kQuads; ++c) load4w(row, first + 4 * kBlock * c, n, whole, v[c]);
     float m = -infinity();
 #pragma unroll
     for (int c = 0; c < kQuads; ++c) {
 #pragma unroll
-      for (int j = 0; j < 4; ++j) m = max_combine(m, v[c][j]);
+      for (int j = 0; j < 4; ++j) m = max_device(m, v[c][j]);
     }
     m = block_max<kBlock>(m, scratch);
     float acc[kGroups][4] = {};
@@ -158,29 +160,40 @@ __global__ void __launch_bounds__(kBlock, 1)
     for (int c = 0; c < kQuads; ++c) {
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
-        if (first + 4 * kBlock * c + j < n) {
-          const float d = v[c][j] - m;
-          const float e = exp_device(d);
-          acc[c % kGroups][j] = acc[c % kGroups][j] + e;
-          v[c][j] = kLog ? d : e;
-        }
+        const float d = v[c][j] - m;
+        const float e = exp_nonpositive(d);
+        acc[c % kGroups][j] = acc[c % kGroups][j] + e;
+        v[c][j] = kLog ? d : e;
       }
     }
-    // With kGroups > kQuads (128 threads) the groups from kQuads on get no element: +0.
-    const float s =
-        block_tree<kBlock, kGroups, (kQuads < kGroups ? kQuads : kGroups)>(acc, scratch);
+    const float s = block_tree<kBlock, kGroups, kLive>(acc, scratch);
     const float log_s = kLog ? log_invariant(s) : 0.0f;
     const float inverse_s = __frcp_rn(s);  // 1 / s correctly rounded, as the twin's 1.0f / s
     Out* out_row = out + r * out_row_stride;
-    const bool out_aligned = quad_aligned(out_row);
+    const bool out_whole = quad_aligned(out_row) && n % 4 == 0;
+    const bool nan_row = is_nan(s);
 #pragma unroll
     for (int c = 0; c < kQuads; ++c) {
-      float result[4];
-#pragma unroll
-      for (int j = 0; j < 4; ++j) result[j] = kLog ? v[c][j] - log_s : v[c][j] * inverse_s;
-      store4(out_row, first + 4 * kBlock * c, n, out_aligned, result);
+      finish4<kLog>(out_row, first + 4 * kBlock * c, n, out_whole, nan_row, v[c], inverse_s, log_s);
     }
   }
+}
+
+// Rows of up to 128 kQuads elements, a warp each. Where every 16-bit row is whole, a grid of at
+// most what the device holds at once, so that warps loop and load ahead; else a warp per row.
+template <typename In, typename Out, bool kLog, int kQuads>
+void launch_short(const In* x, const SoftmaxProblem& p, Out* out, cudaStream_t stream) {
+  auto* kernel = softmax_short_rows<In, Out, kLog, kQuads>;
+  // 16-bit rows only: float32 rows, twice the bytes, keep more loads in flight a warp per row.
+  const bool all_whole =
+      sizeof(In) == 2 && quad_aligned(x) && p.length % 4 == 0 && p.row_stride % 4 == 0;
+  std::int64_t blocks = (p.rows + kShortRowsPerBlock - 1) / kShortRowsPerBlock;
+  const int resident =
+      resident_blocks(reinterpret_cast<const void*>(kernel), kWarp * kShortRowsPerBlock, 0);
+  if (all_whole && resident > 0) blocks = std::min<std::int64_t>(blocks, resident);
+  kernel<<<static_cast<unsigned>(std::min<std::int64_t>(blocks, 1 << 20)),
+           kWarp * kShortRowsPerBlock, 0, stream>>>(x, p.rows, p.length, p.row_stride, out,
+                                                    p.out_row_stride, all_whole);
 }
 
 template <typename In, typename Out, bool kLog>
@@ -188,39 +201,35 @@ Status launch(const SoftmaxProblem& p, cudaStream_t stream) {
   const unsigned grid = static_cast<unsigned>(std::min<std::int64_t>(p.rows, 1 << 20));
   const auto* x = static_cast<const In*>(p.x);
   auto* out = static_cast<Out*>(p.out);
-  // Rows of up to 1024 go to a warp each, up to 8192 to a block each (held in registers), longer
+  // Rows of up to 1024 go to a warp each, up to 32768 to a block each (held in registers), longer
   // ones to a cluster of blocks: the same partials and tree, the same bits, by the length alone.
   if (p.length <= kShortRowMax) {
-    const unsigned blocks = static_cast<unsigned>(
-        std::min<std::int64_t>((p.rows + kShortRowsPerBlock - 1) / kShortRowsPerBlock, 1 << 20));
-    const int threads = kWarp * kShortRowsPerBlock;
     if (p.length <= 128) {
-      softmax_short_rows<In, Out, kLog, 1><<<blocks, threads, 0, stream>>>(
-          x, p.rows, p.length, p.row_stride, out, p.out_row_stride);
+      launch_short<In, Out, kLog, 1>(x, p, out, stream);
     } else if (p.length <= 256) {
-      softmax_short_rows<In, Out, kLog, 2><<<blocks, threads, 0, stream>>>(
-          x, p.rows, p.length, p.row_stride, out, p.out_row_stride);
+      launch_short<In, Out, kLog, 2>(x, p, out, stream);
     } else if (p.length <= 512) {
-      softmax_short_rows<In, Out, kLog, 4><<<blocks, threads, 0, stream>>>(
-          x, p.rows, p.length, p.row_stride, out, p.out_row_stride);
+      launch_short<In, Out, kLog, 4>(x, p, out, stream);
     } else {
-      softmax_short_rows<In, Out, kLog, 8><<<blocks, threads, 0, stream>>>(
-          x, p.rows, p.length, p.row_stride, out, p.out_row_stride);
+      launch_short<In, Out, kLog, 8>(x, p, out, stream);
     }
   } else if (p.length <= 2048) {
-    softmax_held_rows<In, Out, kLog, 128>
+    softmax_held_rows<In, Out, kLog, 128, 4>
         <<<grid, 128, 0, stream>>>(x, p.rows, p.length, p.row_stride, out, p.out_row_stride);
   } else if (p.length <= 4096) {
-    softmax_held_rows<In, Out, kLog, 256>
+    softmax_held_rows<In, Out, kLog, 256, 4>
         <<<grid, 256, 0, stream>>>(x, p.rows, p.length, p.row_stride, out, p.out_row_stride);
   } else if (p.length <= 8192) {
-    softmax_held_rows<In, Out, kLog, 512>
+    softmax_held_rows<In, Out, kLog, 512, 4>
         <<<grid, 512, 0, stream>>>(x, p.rows, p.length, p.row_stride, out, p.out_row_stride);
+  } else if (p.length <= 32768) {
+    softmax_held_rows<In, Out, kLog, 1024, 8>
+        <<<grid, 1024, 0, stream>>>(x, p.rows, p.length, p.row_stride, out, p.out_row_stride);
   } else {
     // A cluster of 8 blocks per row where its share fits in shared memory (by the length and the
     // device alone), else one block of 1024 threads reading the row three times.
     auto* kernel = softmax_cluster_rows<In, Out, kLog>;
-    const std::size_t bytes = cluster_shared_bytes(p.length);
+    const std::size_t bytes = cluster_shared_bytes(p.length, sizeof(In));
     const Status fits = allow_dynamic_shared_memory(kernel, bytes);
     if (fits == Status::ok) {
       const auto clusters = static_cast<unsigned>(std::min<std::int64_t>(p.rows, 1 << 16));
@@ -248,14 +257,6 @@ Status launch_for_out(const SoftmaxProblem& p, cudaStream_t stream) {
   return launch_for_log<In, In>(p, stream);
 }
 
-__global__ void exp_log_kernel(const float* x, float* out_exp, float* out_log, std::int64_t n) {
-  for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < n;
-       i += std::int64_t{gridDim.x} * blockDim.x) {
-    out_exp[i] = exp_device(x[i]);
-    out_log[i] = log_invariant(x[i]);
-  }
-}
-
 }  // namespace
 
 Status invariant_softmax_cuda(const SoftmaxProblem& p, cudaStream_t stream) {
@@ -268,15 +269,6 @@ Status invariant_softmax_cuda(const SoftmaxProblem& p, cudaStream_t stream) {
     case DType::f16: return launch_for_out<F16>(p, stream);
   }
   return Status::unsupported_dtype;
-}
-
-Status softmax_exp_log_cuda(const float* x, float* out_exp, float* out_log, std::int64_t n,
-                            cudaStream_t stream) {
-  if (!x || !out_exp || !out_log || n < 0) return Status::invalid_argument;
-  if (n == 0) return Status::ok;
-  const unsigned grid = static_cast<unsigned>(std::min<std::int64_t>((n + 255) / 256, 4096));
-  exp_log_kernel<<<grid, 256, 0, stream>>>(x, out_exp, out_log, n);
-  return launch_status();
 }
 
 }  // namespace samebits::kernels

@@ -40,4 +40,14 @@ float softmax_log_cpu(float x);
 Status softmax_exp_log_cuda(const float* x, float* out_exp, float* out_log, std::int64_t n,
                             cudaStream_t stream);
 
+// Checks of what the kernels rely on (softmax_device_checks.cu): out[i] = the kernels' max of
+// a[i] and b[i]; and, over all 2^32 float32 patterns, how many non-NaN floats the hardware rounds
+// to bfloat16 (counts[0]) and float16 (counts[1]) otherwise than the order header, with the
+// lowest such pattern in first[0] and first[1] (device memory; counts start at 0, first at
+// 0xffffffff).
+Status softmax_max_pairs_cuda(const float* a, const float* b, float* out, std::int64_t n,
+                              cudaStream_t stream);
+Status softmax_rounding_mismatches_cuda(unsigned long long* counts, unsigned* first,
+                                        cudaStream_t stream);
+
 }  // namespace samebits::kernels

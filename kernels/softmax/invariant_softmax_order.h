@@ -9,7 +9,8 @@
 // on the right with -inf gives the same bits as the row alone.
 //
 // A row x[0 .. V) (16-bit inputs widened exactly to float32):
-//  1. m = the largest non-NaN x_i, +0 above -0, -inf if none (max_combine: order-free).
+//  1. m = the largest non-NaN x_i, +0 above -0, -inf if none (max_combine: order-free; IEEE
+//     754-2019 maximumNumber, which the GPU's fmaxf is: softmax_device.cuh).
 //  2. kPartials = 4096 float32 partials, all +0.0f; partial p adds, in ascending i, e_i =
 //     exp_invariant(x_i - m) for every i with i mod 4096 == p (plain float32 adds).
 //  3. s = a fixed pairwise tree over the partials (the twin's tree_sum, the kernels' block_tree
@@ -25,17 +26,21 @@
 // NaN rules: a NaN input makes its row's sum NaN, so every output of that row is NaN; so do a +inf
 // input (inf - inf) and a row of only -inf (m = -inf, -inf - -inf). A -inf input gives 0 and -inf.
 //
-// exp_invariant and log_invariant use only +, -, *, one float-to-int conversion of an integral
-// value and exact bit manipulation, with no fused multiply-add (kernels build with -fmad=false,
-// the CPU side with -ffp-contract=off), so the GPU and the CPU do the same IEEE operations. They
-// are Cephes' expf and logf polynomials (S. Moshier) with Cody-Waite range reduction. Against
-// float64 over every 61st float32 of their domain, exp_invariant is within 0.972 ulp of e^x
-// (x in [-103.9, 88.7], subnormal results in ulps of 2^-149) and log_invariant within 0.800 ulp of
-// ln x (every positive finite float): kExpMaxUlp and kLogMaxUlp, both 1, are the bounds the tests
-// (tests/kernels/invariant_softmax_math_test.cpp) and softmax_error_bound.h hold them to.
+// exp_invariant uses +, -, *, fused multiply-adds (IEEE fusedMultiplyAdd: the CPU's std::fma
+// and the GPU's fmaf, one rounding each, so both sides give the same bits), one float-to-int
+// conversion of an integral value and exact bit manipulation; log_invariant the same without the
+// fused multiply-adds. Nothing else is contracted (kernels build with -fmad=false, the CPU side
+// with -ffp-contract=off). They are Cephes' expf and logf polynomials (S. Moshier) with Cody-Waite
+// range reduction. Against float64, exp_invariant is within 0.978 ulp of e^x over every float32
+// of its domain (x in [-103.9, 88.7], subnormal results in ulps of 2^-149; fusing the last two
+// steps as well would give 1.01 ulp) and log_invariant within 0.800 ulp of ln x over every 61st
+// positive finite float: kExpMaxUlp and kLogMaxUlp, both 1, are the bounds the tests
+// (tests/kernels/invariant_softmax_math_test.cpp, every 251st float) and softmax_error_bound.h
+// hold them to.
 // Left padding is not invariant: it moves elements to other partials.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 
@@ -93,9 +98,33 @@ SAMEBITS_SOFTMAX_HD float max_combine(float a, float b) {
   return b_wins ? b : a;
 }
 
+// a * b + c, rounded once.
+SAMEBITS_SOFTMAX_HD float fma_rn(float a, float b, float c) {
+#if defined(__CUDA_ARCH__)
+  return __fmaf_rn(a, b, c);
+#else
+  return std::fma(a, b, c);
+#endif
+}
+
 // 2^k for -126 <= k <= 127, built from its bits.
 SAMEBITS_SOFTMAX_HD float pow2(std::int32_t k) {
   return from_bits(static_cast<std::uint32_t>(k + 127) << 23);
+}
+
+// e^(x - n ln 2) for n = x / ln 2 rounded to an integer: r = x - n ln 2 with ln 2 split as
+// 0.693359375 (9 bits: n * it is exact) and -2.12194440e-4, then Cephes' polynomial,
+// y = (p(r) r^2 + r) + 1 (unfused: fusing it gives 1.01 ulp). The kernels share it.
+SAMEBITS_SOFTMAX_HD float exp_reduced(float x, float n) {
+  float r = fma_rn(n, -0.693359375f, x);
+  r = fma_rn(n, 2.12194440e-4f, r);
+  float p = 1.9875691500e-4f;
+  p = fma_rn(p, r, 1.3981999507e-3f);
+  p = fma_rn(p, r, 8.3334519073e-3f);
+  p = fma_rn(p, r, 4.1665795894e-2f);
+  p = fma_rn(p, r, 1.6666665459e-1f);
+  p = fma_rn(p, r, 5.0000001201e-1f);
+  return (p * (r * r) + r) + 1.0f;
 }
 
 // e^x. NaN -> NaN, x > 88.7228394 -> +inf, x < -104 -> +0 (below half the least subnormal).
@@ -103,20 +132,12 @@ SAMEBITS_SOFTMAX_HD float exp_invariant(float x) {
   if (is_nan(x)) return x;
   if (x > 88.72283935546875f) return infinity();
   if (x < -104.0f) return 0.0f;
-  // n = x / ln 2 rounded to an integer by adding and removing 1.5 * 2^23 (two IEEE roundings).
+  // n = x / ln 2 rounded to an integer: x / ln 2 + 1.5 * 2^23 lies where the float32 ulp is 1,
+  // so the fused multiply-add's one rounding is to an integer; removing 1.5 * 2^23 is exact.
   const float magic = 12582912.0f;
-  const float n = (x * 1.44269502162933349609375f + magic) - magic;
+  const float n = fma_rn(x, 1.44269502162933349609375f, magic) - magic;
   const std::int32_t k = static_cast<std::int32_t>(n);  // exact: n is an integer in [-150, 128]
-  // r = x - n ln 2, ln 2 split as 0.693359375 (9 bits: n * it is exact) and -2.12194440e-4.
-  float r = x - n * 0.693359375f;
-  r = r - n * -2.12194440e-4f;
-  float p = 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  const float y = (p * (r * r) + r) + 1.0f;
+  const float y = exp_reduced(x, n);
   // y * 2^k in two exact power-of-two steps (each factor normal), so that a subnormal or infinite
   // result is rounded once, by the second multiply.
   const std::int32_t k1 = k / 2;

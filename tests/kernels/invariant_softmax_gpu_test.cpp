@@ -1,7 +1,8 @@
 // The invariant softmax on CUDA (label "gpu"; skipped without a GPU): the kernel gives the CPU
 // twin's bits for every length, dtype and output dtype, for aligned, unaligned, strided and
 // padded rows and special values, a row alone as in a batch, on the warp-per-row path (rows of up
-// to 1024) and the block paths alike; exp and log equal the twin's bitwise.
+// to 1024) and the block paths alike; exp and log equal the twin's bitwise, and the max and the
+// 16-bit rounding the kernels take from the hardware equal the order header's.
 #include <ATen/ATen.h>
 #include <ATen/cuda/CUDAContext.h>
 #include <gtest/gtest.h>
@@ -10,10 +11,12 @@
 #include <cstring>
 #include <limits>
 #include <sstream>
+#include <vector>
 
 #include "harness/device_choice.h"
 #include "kernels/softmax/binding.h"
 #include "kernels/softmax/invariant_softmax.h"
+#include "kernels/softmax/invariant_softmax_order.h"
 #include "tests/kernels/bit_compare.h"
 
 namespace samebits {
@@ -84,11 +87,13 @@ TEST_P(SoftmaxCudaTest, MatchesTheTwinInEveryLayout) {
 INSTANTIATE_TEST_SUITE_P(Gpu, SoftmaxCudaTest, ::testing::ValuesIn([] {
                            std::vector<GpuCase> cases;
                            // Every path and both sides of each threshold: a warp per row up
-                           // to 1024, a block of 128 / 256 / 512 threads up to 2048 / 4096 /
-                           // 8192, a cluster beyond, 1024 threads past the shared memory.
-                           for (std::int64_t n : {1,    3,     100,   129,    300,    513,   1000,
-                                                  1024, 1025,  2048,  2049,   4096,   4097,  8192,
-                                                  8193, 12289, 32000, 128256, 256000, 500000}) {
+                           // to 1024, a block of 128 / 256 / 512 / 1024 threads up to 2048 /
+                           // 4096 / 8192 / 32768, a cluster beyond, 1024 threads past the shared
+                           // memory.
+                           for (std::int64_t n :
+                                {1,     3,     100,   129,   300,    513,    1000,  1024,
+                                 1025,  2048,  2049,  4096,  4097,   8192,   8193,  12289,
+                                 32000, 32768, 32769, 40003, 128256, 256000, 500000}) {
                              for (at::ScalarType t : {at::kFloat, at::kBFloat16, at::kHalf}) {
                                for (bool log : {false, true}) {
                                  cases.push_back({n, t, log, false});
@@ -115,6 +120,75 @@ TEST(SoftmaxCudaEdgeTest, SpecialRowsMatchTheTwin) {
                           invariant_softmax(x.cuda(), std::nullopt, log).cpu()))
         << (log ? "log_softmax" : "softmax");
   }
+}
+
+// Enough short rows that warps loop over several, each loading the next while computing this one
+// (16-bit rows whose quads are all whole), and rows with no element below -86 (the voted path).
+TEST(SoftmaxCudaEdgeTest, ManyShortRowsMatchTheTwin) {
+  SAMEBITS_REQUIRE_CUDA();
+  for (std::int64_t n : {128, 512, 1000, 1024}) {
+    for (at::ScalarType t : {at::kBFloat16, at::kHalf, at::kFloat}) {
+      at::Generator gen = at::detail::createCPUGenerator(static_cast<std::uint64_t>(n));
+      const at::Tensor x = at::randn({20000, n}, gen).mul(4.0).to(t);
+      for (bool log : {false, true}) {
+        EXPECT_TRUE(same_bits(invariant_softmax(x, std::nullopt, log),
+                              invariant_softmax(x.cuda(), std::nullopt, log).cpu()))
+            << (log ? "log_softmax " : "softmax ") << n << " " << t;
+      }
+    }
+  }
+}
+
+// The kernels' max is fmaxf: max_combine's value (NaN ignored, +0 above -0) on every pair of
+// special values, both ways round.
+TEST(SoftmaxCudaEdgeTest, MaxIsMaxCombine) {
+  SAMEBITS_REQUIRE_CUDA();
+  const std::vector<std::uint32_t> special{0x00000000u, 0x80000000u, 0x7f800000u, 0xff800000u,
+                                           0x7fc00000u, 0xffc00000u, 0x7f800001u, 0x3f800000u,
+                                           0xbf800000u, 0x00000001u, 0x80000001u, 0x7f7fffffu};
+  std::vector<float> a, b;
+  for (std::uint32_t p : special) {
+    for (std::uint32_t q : special) {
+      a.push_back(kernels::softmax_order::from_bits(p));
+      b.push_back(kernels::softmax_order::from_bits(q));
+    }
+  }
+  const auto n = static_cast<std::int64_t>(a.size());
+  const at::Tensor ac = at::from_blob(a.data(), {n}, at::kFloat).cuda();
+  const at::Tensor bc = at::from_blob(b.data(), {n}, at::kFloat).cuda();
+  at::Tensor out = at::empty_like(ac);
+  ASSERT_EQ(kernels::softmax_max_pairs_cuda(ac.const_data_ptr<float>(), bc.const_data_ptr<float>(),
+                                            out.mutable_data_ptr<float>(), n,
+                                            at::cuda::getCurrentCUDAStream()),
+            kernels::Status::ok);
+  const at::Tensor got = out.cpu();
+  for (std::int64_t i = 0; i < n; ++i) {
+    namespace so = kernels::softmax_order;
+    // max_combine starts from a non-NaN accumulator: a NaN first operand is the identity.
+    const float want = so::is_nan(a[i]) ? b[i] : so::max_combine(a[i], b[i]);
+    const float g = got.const_data_ptr<float>()[i];
+    const bool ok = so::is_nan(want) ? so::is_nan(g) : so::to_bits(want) == so::to_bits(g);
+    EXPECT_TRUE(ok) << std::hex << "max(0x" << so::to_bits(a[i]) << ", 0x" << so::to_bits(b[i])
+                    << "): gpu 0x" << so::to_bits(g) << ", max_combine 0x" << so::to_bits(want);
+  }
+}
+
+// The hardware's round-to-nearest-even to bfloat16 and float16 is the order header's, for all
+// 2^32 non-NaN float32 patterns (NaN rows are written apart).
+TEST(SoftmaxCudaEdgeTest, HardwareRoundingMatchesTheOrder) {
+  SAMEBITS_REQUIRE_CUDA();
+  at::Tensor counts = at::zeros({2}, at::device(at::kCUDA).dtype(at::kLong));
+  at::Tensor first = at::full({2}, -1, at::device(at::kCUDA).dtype(at::kInt));
+  ASSERT_EQ(kernels::softmax_rounding_mismatches_cuda(
+                reinterpret_cast<unsigned long long*>(counts.mutable_data_ptr<std::int64_t>()),
+                reinterpret_cast<unsigned*>(first.mutable_data_ptr<std::int32_t>()),
+                at::cuda::getCurrentCUDAStream()),
+            kernels::Status::ok);
+  const at::Tensor c = counts.cpu(), f = first.cpu();
+  EXPECT_EQ(c[0].item<std::int64_t>(), 0)
+      << "bfloat16, first at 0x" << std::hex << static_cast<std::uint32_t>(f[0].item<int>());
+  EXPECT_EQ(c[1].item<std::int64_t>(), 0)
+      << "float16, first at 0x" << std::hex << static_cast<std::uint32_t>(f[1].item<int>());
 }
 
 // exp_invariant and log_invariant on the GPU against the twin's, over every 61st float32.
