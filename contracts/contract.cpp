@@ -265,6 +265,34 @@ void parse_expect(const ObjectReader& check, std::vector<std::string> impls,
   }
 }
 
+// A schema op ("aten::layer_norm") takes "inputs" (and optionally "outputs" and "sequence"); a
+// registry op takes none of them.
+void parse_schema_inputs(const ObjectReader& top, const Json& doc, Contract& c) {
+  const bool schema = is_schema_name(c.op);
+  const char* given = top.has("inputs")     ? "inputs"
+                      : top.has("outputs")  ? "outputs"
+                      : top.has("sequence") ? "sequence"
+                                            : nullptr;
+  if (!schema && given) {
+    top.fail(top.child(given),
+             fmt::format("\"{}\" describes a schema op's arguments: it applies only to an op "
+                         "named by its schema, \"aten::NAME\" or \"aten::NAME.OVERLOAD\"",
+                         given));
+  }
+  if (!schema) return;
+  if (!top.has("inputs")) {
+    top.fail("/op", fmt::format("schema op \"{}\" needs \"inputs\": each argument's shape, "
+                                "dtype, values and batch dim, or its value",
+                                c.op));
+  }
+  try {
+    c.inputs = read_input_spec(doc);
+  } catch (const FieldError& e) {
+    top.fail(e.pointer().empty() ? "/" : e.pointer(), e.what());
+  }
+  check_input_spec(*c.inputs, c);
+}
+
 }  // namespace
 
 const std::vector<std::string>& compare_mode_names() {
@@ -321,7 +349,8 @@ Expectation CheckDecl::expected(const std::string& impl, const std::string& devi
 Contract parse_contract(const std::string& text, const std::string& source) {
   const Json doc = parse_json_document(text, source);
   ObjectReader top(doc, "", source,
-                   {"name", "op", "description", "implementations", "sweep", "checks"});
+                   {"name", "op", "description", "implementations", "sweep", "checks", "inputs",
+                    "outputs", "sequence"});
   Contract c;
   c.source = source;
   c.sha256 = sha256_hex(text);
@@ -408,6 +437,7 @@ Contract parse_contract(const std::string& text, const std::string& source) {
     parse_expect(r, c.implementations, check.against, check);
     c.checks.push_back(std::move(check));
   }
+  parse_schema_inputs(top, doc, c);
   return c;
 }
 

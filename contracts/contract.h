@@ -12,6 +12,7 @@
 
 #include "common/json_document.h"
 #include "contracts/check_kind.h"
+#include "contracts/input_spec.h"
 
 namespace samebits {
 
@@ -83,6 +84,8 @@ struct Contract {
   std::vector<std::string> implementations;
   SweepDecl sweep;
   std::vector<CheckDecl> checks;
+  // A schema op's ("op": "aten::NAME[.OVERLOAD]") arguments and outputs; none for a registry op.
+  std::optional<InputSpec> inputs;
 };
 
 // Structural parsing: types, field names, enum values, required fields. Op-specific meaning (does

@@ -68,6 +68,22 @@ void load_file(const std::string& path, std::vector<std::unique_ptr<Contract>>& 
   }
 }
 
+// "suite:NAME": the embedded suite of that name, its sources "embedded:<file>" (the default suite,
+// as when no path is named) or "embedded:extra/<file>".
+constexpr const char* kSuitePrefix = "suite:";
+void load_suite(const std::string& path, std::vector<std::unique_ptr<Contract>>& out) {
+  const std::string name = path.substr(std::string(kSuitePrefix).size());
+  if (name != "default" && name != "extra") {
+    throw ContractError(
+        fmt::format("{}: unknown suite \"{}\"; accepted: suite:default, suite:extra", path, name));
+  }
+  const bool extra = name == "extra";
+  for (const auto& file : extra ? embedded_extra_contracts() : embedded_contracts()) {
+    out.push_back(std::make_unique<Contract>(
+        parse_contract(file.text, (extra ? "embedded:extra/" : "embedded:") + file.name)));
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> contract_files(const std::string& path) {
@@ -110,6 +126,10 @@ std::vector<std::unique_ptr<Contract>> load_contracts(const std::vector<std::str
     return out;
   }
   for (const auto& path : paths) {
+    if (path.rfind(kSuitePrefix, 0) == 0) {
+      load_suite(path, out);
+      continue;
+    }
     for (const auto& file : contract_files(path)) load_file(file, out);
   }
   check_distinct_names(out);

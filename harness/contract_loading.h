@@ -10,9 +10,10 @@
 
 namespace samebits {
 
-// A path may be a contract, a folder of contracts, or a samebits report: then the contracts it ran,
+// A path may be a contract, a folder of contracts, a samebits report (then the contracts it ran,
 // under their names, so `samebits run REPORT --case ID` reruns one of its cases with the same
-// inputs. Throws ContractError for unreadable or malformed files.
+// inputs), or "suite:NAME", a suite compiled into the binary (default, extra). Throws ContractError
+// for unreadable or malformed files and unknown suites.
 std::vector<std::unique_ptr<Contract>> load_contracts(const std::vector<std::string>& paths);
 
 // The files one named path stands for: itself, or a folder's *.json (schemas left out), sorted.

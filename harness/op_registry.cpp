@@ -1,10 +1,12 @@
-// The ops a contract may name, looked up by name. The built-in registry holds the ATen adapters in
-// harness/ops; tests build their own with control ops that violate contracts on purpose.
+// The ops a contract may name, looked up by name, and the ops built from schema contracts
+// ("aten::NAME" with "inputs"). The built-in registry holds the ATen adapters in harness/ops; tests
+// build their own with control ops that violate contracts on purpose.
 #include "harness/op_registry.h"
 
 #include <stdexcept>
 
 #include "harness/ops/ops.h"
+#include "harness/ops/schema_op.h"
 
 namespace samebits {
 
@@ -18,6 +20,16 @@ const Op* OpRegistry::find(const std::string& name) const {
     if (op->name() == name) return op.get();
   }
   return nullptr;
+}
+
+const Op* OpRegistry::op_for(const Contract& contract) const {
+  if (const Op* op = find(contract.op)) return op;
+  if (!contract.inputs) return nullptr;
+  const std::string key = contract.source + "\n" + contract.inputs->key;
+  const std::lock_guard<std::mutex> lock(built_->mutex);
+  auto& op = built_->ops[key];
+  if (!op) op = make_schema_op(contract);
+  return op.get();
 }
 
 std::vector<std::string> OpRegistry::names() const {

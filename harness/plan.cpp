@@ -213,11 +213,13 @@ std::string case_id(const Contract& c, const CheckDecl& check, const std::string
 }  // namespace
 
 void validate_contract(const Contract& c, const OpRegistry& registry) {
-  const Op* op = registry.find(c.op);
+  const Op* op = registry.op_for(c);
   if (!op) {
     throw_contract_error(
         c.source, "/op",
-        fmt::format("unknown op \"{}\"; accepted: {}", c.op, fmt::join(registry.names(), ", ")));
+        fmt::format("unknown op \"{}\"; accepted: {}, or an ATen op by its schema "
+                    "name (\"aten::NAME\", \"aten::NAME.OVERLOAD\") with \"inputs\"",
+                    c.op, fmt::join(registry.names(), ", ")));
   }
   std::vector<std::string> impl_names;
   for (const auto& i : op->implementations()) impl_names.push_back(i.name);
@@ -335,7 +337,7 @@ std::vector<CaseSpec> plan_cases(const std::vector<std::unique_ptr<Contract>>& c
   std::set<std::string> ids;
   for (const auto& c : contracts) {
     validate_contract(*c, registry);
-    const Op* op = registry.find(c->op);
+    const Op* op = registry.op_for(*c);
     for (const auto& check : c->checks) {
       const auto axes = axes_for(*op, check.kind);
       const SweepDecl sweep = merge_sweeps(c->sweep, check.sweep);
