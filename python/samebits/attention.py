@@ -1,0 +1,97 @@
+# samebits' batch-invariant attention as typed Python functions over dense, packed and paged inputs:
+# thin calls of torch.ops.samebits.attention* (checks and errors stay in C++), shapes documented.
+"""Attention whose every row has its sequence's own bits, whatever the batch, padding or split.
+
+bfloat16 or float16; head dim d in {64, 128, 256}; H query heads, a multiple of the Hkv key/value
+heads (grouped-query attention). CPU tensors run the C++ twin, CUDA tensors the Hopper kernels.
+Bad arguments raise ``RuntimeError`` naming the argument and what is accepted.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple, Optional
+
+import torch
+
+__all__ = ["AttentionResult", "attention", "attention_varlen", "attention_with_kvcache"]
+
+
+class AttentionResult(NamedTuple):
+    """``out`` like q (q's dtype) and ``lse``, the float32 natural log-sum-exp of the scaled
+    scores: ``[B, H, Lq]`` for dense inputs, ``[H, Tq]`` for packed ones."""
+
+    out: torch.Tensor
+    lse: torch.Tensor
+
+
+def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = True,
+              scale: Optional[float] = None) -> AttentionResult:
+    """Dense attention: ``softmax(q k^T * scale) v`` per batch entry and head.
+
+    Args:
+        q: ``[B, H, Lq, d]``.
+        k: ``[B, Hkv, Lk, d]`` of q's dtype.
+        v: ``[B, Hkv, Lk, d]`` of q's dtype.
+        causal: the queries are the last Lq of the Lk positions: query i sees keys
+            ``[0, Lk - Lq + i]``.
+        scale: default ``1 / sqrt(d)``.
+
+    Returns:
+        ``out [B, H, Lq, d]`` and ``lse [B, H, Lq]``.
+    """
+    return AttentionResult(*torch.ops.samebits.attention(q, k, v, causal, scale))
+
+
+def attention_varlen(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, q_offsets: torch.Tensor,
+                     kv_offsets: torch.Tensor, max_q_len: int = -1, causal: bool = True,
+                     scale: Optional[float] = None) -> AttentionResult:
+    """Packed sequences: sequence b's queries at rows ``q_offsets[b]:q_offsets[b + 1]`` of q, its
+    keys and values at rows ``kv_offsets[b]:kv_offsets[b + 1]`` of k and v.
+
+    Args:
+        q: ``[Tq, H, d]``.
+        k: ``[Tk, Hkv, d]`` of q's dtype.
+        v: ``[Tk, Hkv, d]`` of q's dtype.
+        q_offsets: ``[B + 1]`` int64.
+        kv_offsets: ``[B + 1]`` int64.
+        max_q_len: bounds every sequence's queries; -1: read from ``q_offsets``.
+        causal: as for :func:`attention`, per sequence.
+        scale: default ``1 / sqrt(d)``.
+
+    Returns:
+        ``out [Tq, H, d]`` and ``lse [H, Tq]``.
+    """
+    return AttentionResult(*torch.ops.samebits.attention_varlen(
+        q, k, v, q_offsets, kv_offsets, max_q_len, causal, scale))
+
+
+def attention_with_kvcache(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor,
+                           block_table: torch.Tensor, cache_lengths: torch.Tensor,
+                           q_offsets: torch.Tensor, k_new: Optional[torch.Tensor] = None,
+                           v_new: Optional[torch.Tensor] = None, max_q_len: int = -1,
+                           causal: bool = True, scale: Optional[float] = None) -> AttentionResult:
+    """Attention over a paged KV cache (decode, chunked prefill).
+
+    Sequence b's pages are ``block_table[b]``, in order, and it has ``cache_lengths[b]`` keys
+    cached; its new tokens' queries are rows ``q_offsets[b]:q_offsets[b + 1]`` of q. ``k_new`` and
+    ``v_new``, when given, are first written into the caches (in place) at positions
+    ``cache_lengths[b] + i``; sequence b then attends over ``cache_lengths[b] + q_len(b)`` keys.
+
+    Args:
+        q: ``[Tq, H, d]``.
+        k_cache: ``[pages, page_size, Hkv, d]`` of q's dtype (written when k_new is given).
+        v_cache: ``[pages, page_size, Hkv, d]`` of q's dtype (written when v_new is given).
+        block_table: ``[B, max_pages]`` int32.
+        cache_lengths: ``[B]`` int64.
+        q_offsets: ``[B + 1]`` int64.
+        k_new: ``[Tq, Hkv, d]`` or None.
+        v_new: ``[Tq, Hkv, d]`` or None (given with k_new).
+        max_q_len: bounds every sequence's new tokens; -1: read from ``q_offsets``.
+        causal: each new token sees the cached keys and the new ones up to itself.
+        scale: default ``1 / sqrt(d)``.
+
+    Returns:
+        ``out [Tq, H, d]`` and ``lse [H, Tq]``.
+    """
+    return AttentionResult(*torch.ops.samebits.attention_with_kvcache(
+        q, k_cache, v_cache, block_table, cache_lengths, q_offsets, k_new, v_new, max_q_len,
+        causal, scale))
