@@ -50,10 +50,10 @@ float tree_sum(const std::vector<float>& partial) {
   return w[0];
 }
 
-}  // namespace
-
-Status invariant_softmax_cpu(const SoftmaxProblem& p) {
-  if (!p.x || !p.out || p.rows < 0 || p.length < 1) return Status::invalid_argument;
+// The rows one after another. Inlined into two callers: one built for the host's fused
+// multiply-add instruction, one calling the C library's fmaf (each correctly rounded, so both
+// give the same bits; the instruction is about 4 times faster per exp).
+[[gnu::always_inline]] inline Status softmax_rows(const SoftmaxProblem& p) {
   std::vector<float> partial(kPartials);
   for (std::int64_t r = 0; r < p.rows; ++r) {
     const std::int64_t base = r * p.row_stride;
@@ -77,7 +77,34 @@ Status invariant_softmax_cpu(const SoftmaxProblem& p) {
   return Status::ok;
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#define SAMEBITS_FMA_DISPATCH 1
+[[gnu::target("fma")]] Status softmax_rows_fma(const SoftmaxProblem& p) {
+  return softmax_rows(p);
+}
+[[gnu::target("fma")]] float exp_fma(float x) {
+  return exp_invariant(x);
+}
+bool host_has_fma() {
+  static const bool has = __builtin_cpu_supports("fma");
+  return has;
+}
+#endif
+
+}  // namespace
+
+Status invariant_softmax_cpu(const SoftmaxProblem& p) {
+  if (!p.x || !p.out || p.rows < 0 || p.length < 1) return Status::invalid_argument;
+#if defined(SAMEBITS_FMA_DISPATCH)
+  if (host_has_fma()) return softmax_rows_fma(p);
+#endif
+  return softmax_rows(p);
+}
+
 float softmax_exp_cpu(float x) {
+#if defined(SAMEBITS_FMA_DISPATCH)
+  if (host_has_fma()) return exp_fma(x);
+#endif
   return softmax_order::exp_invariant(x);
 }
 float softmax_log_cpu(float x) {

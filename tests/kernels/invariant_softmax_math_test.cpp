@@ -57,6 +57,18 @@ TEST(SoftmaxMathTest, ExpWithinItsUlpBound) {
                                "rounded; is the sweep running?";
 }
 
+// The twin's exp on this host (the fused multiply-add instruction where the CPU has one) gives
+// the bits of the header's exp as compiled here (the C library's fmaf): both round once.
+TEST(SoftmaxMathTest, HostFmaPathGivesTheLibraryFmaBits) {
+  std::int64_t differ = 0, seen = 0;
+  sweep([&](float x) {
+    const float a = kernels::softmax_exp_cpu(x), b = so::exp_invariant(x);
+    ++seen;
+    if (so::is_nan(a) ? !so::is_nan(b) : so::to_bits(a) != so::to_bits(b)) ++differ;
+  });
+  EXPECT_EQ(differ, 0) << "of " << seen;
+}
+
 TEST(SoftmaxMathTest, LogWithinItsUlpBound) {
   Worst worst;
   sweep([&](float x) {
