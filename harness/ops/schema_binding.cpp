@@ -118,6 +118,12 @@ c10::OperatorHandle find_handle(const Contract& c) {
   const std::string overload = dot == std::string::npos ? "" : c.op.substr(dot + 1);
   auto& dispatcher = c10::Dispatcher::singleton();
   if (auto handle = dispatcher.findSchema({name, overload})) return *handle;
+  if (c.op.rfind("python::", 0) == 0) {
+    throw_contract_error(c.source, "/op",
+                         fmt::format("{} is a Python callable that samebits.check() ran; only "
+                                     "that call can run it again, in Python",
+                                     c.op));
+  }
   std::vector<std::string> overloads, similar;
   const std::string base = name.substr(sep + 2);
   for (const auto& op : dispatcher.getAllOpNames()) {
@@ -243,9 +249,12 @@ void bind_value(const Contract& c, BoundSchema& out, BoundArg& b) {
 }  // namespace
 
 void bind_schema(const Contract& c, BoundSchema& out) {
-  out.spec = *c.inputs;
   out.handle.emplace(find_handle(c));
-  const c10::FunctionSchema& schema = out.handle->schema();
+  bind_schema(c, out.handle->schema(), out);
+}
+
+void bind_schema(const Contract& c, const c10::FunctionSchema& schema, BoundSchema& out) {
+  out.spec = *c.inputs;
   out.schema_text = schema_string(schema);
   std::vector<std::string> arg_names;
   for (const auto& a : schema.arguments()) arg_names.push_back(a.name());

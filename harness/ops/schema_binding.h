@@ -50,6 +50,9 @@ struct BoundSchema {
 // or of the wrong kind, a literal of the wrong type, an unknown dtype or generator, an output
 // the schema does not return.
 void bind_schema(const Contract& contract, BoundSchema& out);
+// The same against a schema the caller gives (a callee other than the dispatcher): out.handle
+// stays empty.
+void bind_schema(const Contract& contract, const c10::FunctionSchema& schema, BoundSchema& out);
 
 // A non-tensor argument's value at `point` (literal or axis, expressions evaluated). Throws
 // std::invalid_argument for a value the point cannot give.

@@ -1,6 +1,6 @@
-// Any ATen op by its schema name, called through the c10 dispatcher (callBoxed on a stack built
-// from the contract's inputs): items are slices along each input's batch dim, concatenated into one
-// call (laid out, padded or packed as a request says) and split back out of every output.
+// A schema op: a stack built from the contract's inputs, called through the c10 dispatcher
+// (callBoxed) or another callee; items are slices along each input's batch dim, concatenated into
+// one call (laid out, padded or packed as a request says) and split back out of every output.
 #include "harness/ops/schema_op.h"
 
 #include <fmt/format.h>
@@ -10,6 +10,7 @@
 
 #include "cases/generators.h"
 #include "harness/ops/schema_binding.h"
+#include "harness/ops/schema_callee.h"
 
 namespace samebits {
 namespace {
@@ -18,6 +19,20 @@ namespace {
 struct CallItem {
   std::vector<at::Tensor> inputs;
   std::int64_t length = 0;
+};
+
+// An ATen op by its schema name, called through the c10 dispatcher.
+class DispatcherCallee final : public SchemaCallee {
+ public:
+  explicit DispatcherCallee(c10::OperatorHandle handle) : handle_(std::move(handle)) {}
+  ImplSpec implementation() const override {
+    return {"aten", "the op's registered kernel, called by schema (callBoxed)", true, true};
+  }
+  std::string how() const override { return "through the c10 dispatcher"; }
+  void call(torch::jit::Stack& stack) const override { handle_.callBoxed(stack); }
+
+ private:
+  c10::OperatorHandle handle_;
 };
 
 // x padded along `dim` with `before` and `after` slots of `fill`.
@@ -32,16 +47,23 @@ at::Tensor pad_along(const at::Tensor& x, std::int64_t dim, std::int64_t before,
 
 class SchemaOp final : public Op {
  public:
-  explicit SchemaOp(const Contract& c) : name_(c.op) { bind_schema(c, bound_); }
+  explicit SchemaOp(const Contract& c) : name_(c.op) {
+    bind_schema(c, bound_);
+    callee_ = std::make_shared<DispatcherCallee>(*bound_.handle);
+  }
+  SchemaOp(const Contract& c, const c10::FunctionSchema& schema,
+           std::shared_ptr<const SchemaCallee> callee)
+      : name_(c.op), callee_(std::move(callee)) {
+    bind_schema(c, schema, bound_);
+  }
 
   std::string name() const override { return name_; }
   std::string description() const override {
-    return fmt::format("{} through the c10 dispatcher, items along each input's batch dim",
-                       bound_.schema_text);
+    return fmt::format("{} {}, items along each input's batch dim", bound_.schema_text,
+                       callee_->how());
   }
-  std::vector<ImplSpec> implementations() const override {
-    return {{"aten", "the op's registered kernel, called by schema (callBoxed)", true, true}};
-  }
+  std::vector<ImplSpec> implementations() const override { return {callee_->implementation()}; }
+  bool serial(const std::string&) const override { return callee_->serial(); }
   std::vector<AxisSpec> axes() const override { return bound_.axes; }
   std::vector<std::string> outputs() const override {
     std::vector<std::string> names;
@@ -238,11 +260,15 @@ class SchemaOp final : public Op {
     }
     {
       const ComputeScope under_test;
-      bound_.handle->callBoxed(stack);
+      callee_->call(stack);
     }
     std::vector<Outputs> out(items.size());
     for (const auto& o : bound_.outputs) {
-      const at::Tensor all = stack.at(o.index).toTensor();
+      if (o.index >= stack.size() || !stack[o.index].isTensor()) {
+        throw std::invalid_argument(
+            fmt::format("{}: return {} (output \"{}\") is not a tensor", name_, o.index, o.name));
+      }
+      const at::Tensor all = stack[o.index].toTensor();
       const auto pieces = split(all, o, items, padding);
       for (std::size_t b = 0; b < items.size(); ++b) out[b].push_back({o.name, pieces[b]});
     }
@@ -338,12 +364,18 @@ class SchemaOp final : public Op {
 
   std::string name_;
   BoundSchema bound_;
+  std::shared_ptr<const SchemaCallee> callee_;
 };
 
 }  // namespace
 
 std::unique_ptr<Op> make_schema_op(const Contract& contract) {
   return std::make_unique<SchemaOp>(contract);
+}
+
+std::unique_ptr<Op> make_schema_op(const Contract& contract, const c10::FunctionSchema& schema,
+                                   std::shared_ptr<const SchemaCallee> callee) {
+  return std::make_unique<SchemaOp>(contract, schema, std::move(callee));
 }
 
 }  // namespace samebits

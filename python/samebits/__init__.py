@@ -9,11 +9,14 @@ kernels as ``torch.ops.samebits.*``; the functions here call those ops::
     values, indices = samebits.topk(torch.randn(4, 1000), k=8)
     report = samebits.run("contracts/sum.json", device="cpu", report="report.json")
     samebits.render("report.json", "html")
+    samebits.check(my_fn, samebits.Input(shape=(1, "n")), axes={"n": [64]}).raise_if_violated()
 """
 import torch  # noqa: F401 (first: _core's LibTorch and the ops' registry are torch's)
 
 from . import _core
 from ._core import ContractError, InfrastructureError
+from .checking import (CHECK_KINDS, Axis, CheckResult, Input, InvarianceError, Output, Violation,
+                       check)
 from .attention import AttentionResult, attention, attention_varlen, attention_with_kvcache
 from .kernels import (AddRmsNormResult, IndexerResult, TopkResult, add_rms_norm, indexer,
                       linear, log_softmax, matmul, mean, rms_norm, softmax, sum, sum_varlen,
@@ -27,5 +30,6 @@ __all__ = [
     "AttentionResult", "attention", "attention_varlen", "attention_with_kvcache",
     "TopkResult", "IndexerResult", "AddRmsNormResult", "sum", "mean", "sum_varlen", "topk",
     "topk_varlen", "indexer", "rms_norm", "add_rms_norm", "softmax", "log_softmax", "linear",
-    "matmul",
+    "matmul", "check", "Input", "Axis", "Output", "CheckResult", "Violation", "InvarianceError",
+    "CHECK_KINDS",
 ]

@@ -1,6 +1,6 @@
 # Type stub of samebits._core (python/src/core_module.cpp), the pybind11 module over the C++
 # engine: what samebits.running calls, typed for checkers and editors.
-from typing import List
+from typing import Any, Callable, List
 
 __version__: str
 
@@ -27,3 +27,30 @@ def run(contracts: List[str], *, device: str, filter: str, case_id: str, seed: i
 
 def render(report_path: str, format: str, out: str) -> None:
     """Writes a report's html, markdown or junit rendering to `out`."""
+
+class CheckFailure:
+    """A check of samebits.check() whose outcome was not its promise."""
+
+    @property
+    def check(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def outcome(self) -> str: ...
+    @property
+    def headline(self) -> str: ...
+    @property
+    def detail(self) -> str: ...
+
+class CheckOutcome:
+    """A samebits.check() run: the engine's result and the checks not as promised."""
+
+    @property
+    def result(self) -> EngineResult: ...
+    @property
+    def failures(self) -> List[CheckFailure]: ...
+
+def check(fn: Callable[..., Any], contract_json: str, schema: str, *, source: str, device: str,
+          seed: int, progress: bool, report: str) -> CheckOutcome:
+    """Runs a contract whose op ("python::NAME", with `schema`) calls fn, as `samebits run` runs
+    any contract."""

@@ -1,16 +1,13 @@
 // samebits._core: the pybind11 module under the Python package. Loading it registers
-// torch.ops.samebits.* (the kernels' bindings it links); run() and render() call the CLI's engine.
-//
-// Where a later samebits.check(fn, ...) plugs in: it builds a Contract for the callable (the
-// contract input spec) and an Op (harness/op.h) whose run() takes the GIL and calls fn, added to a
-// registry beside OpRegistry::builtin(), then calls run_engine(call, contracts, registry). run()
-// below already releases the GIL for the whole run, so such an op can take it back per batch.
+// torch.ops.samebits.* (the kernels' bindings it links); run() and render() call the CLI's engine,
+// check() runs a contract whose op calls a Python callable (python/src/check_call.h).
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include "common/errors.h"
 #include "harness/device_choice.h"
 #include "harness/op_registry.h"
+#include "python/src/check_call.h"
 #include "python/src/engine_call.h"
 
 namespace py = pybind11;
@@ -34,6 +31,20 @@ samebits::EngineResult run(std::vector<std::string> contracts, std::string devic
   call.observations = std::move(observations);
   const samebits::OpRegistry ops = samebits::OpRegistry::builtin();
   return samebits::run_engine(call, ops);
+}
+
+samebits::CheckOutcome check(const py::object& fn, std::string contract_json, std::string schema,
+                             std::string source, std::string device, std::uint64_t seed,
+                             bool progress, std::string report) {
+  samebits::CheckCall call;
+  call.contract_json = std::move(contract_json);
+  call.schema = std::move(schema);
+  call.run.contracts = {std::move(source)};
+  call.run.device = std::move(device);
+  call.run.seed = seed;
+  call.run.progress = progress;
+  call.run.report = std::move(report);
+  return samebits::run_check(fn, call);
 }
 
 }  // namespace
@@ -61,6 +72,22 @@ PYBIND11_MODULE(_core, m) {
         py::arg("progress"), py::arg("report"), py::arg("observations"),
         py::call_guard<py::gil_scoped_release>(),
         "Plans, runs and judges contracts (none: the embedded suite) as `samebits run` does.");
+  py::class_<samebits::CheckFailure>(m, "CheckFailure")
+      .def_readonly("check", &samebits::CheckFailure::check)
+      .def_readonly("kind", &samebits::CheckFailure::kind)
+      .def_readonly("outcome", &samebits::CheckFailure::outcome)
+      .def_readonly("headline", &samebits::CheckFailure::headline)
+      .def_readonly("detail", &samebits::CheckFailure::detail);
+  py::class_<samebits::CheckOutcome>(m, "CheckOutcome")
+      .def_readonly("result", &samebits::CheckOutcome::result)
+      .def_readonly("failures", &samebits::CheckOutcome::failures);
+
+  // Holds the GIL: the callable's object is taken here; run_check lets go of the GIL for the run.
+  m.def("check", &check, py::arg("fn"), py::arg("contract_json"), py::arg("schema"), py::kw_only(),
+        py::arg("source"), py::arg("device"), py::arg("seed"), py::arg("progress"),
+        py::arg("report"),
+        "Runs a contract whose op (\"python::NAME\", with `schema`) calls fn, as `samebits run` "
+        "runs any contract.");
   m.def("render", &samebits::render_report_file, py::arg("report_path"), py::arg("format"),
         py::arg("out"), py::call_guard<py::gil_scoped_release>(),
         "Writes a report's html, markdown or junit rendering to `out`.");
