@@ -79,6 +79,7 @@ int cli_main(int argc, char** argv, OpSet ops) {
   auto baseline_code = setup_baseline_command(app);
   auto report_code = setup_report_command(app, argc, argv);
   auto show_code = setup_show_command(app);
+  auto localize_code = setup_localize_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -94,8 +95,8 @@ int cli_main(int argc, char** argv, OpSet ops) {
     say("samebits: internal error: ", e.what());
     return kExitInfrastructure;
   }
-  for (const auto& code :
-       {run_code, list_code, validate_code, sweep_code, baseline_code, report_code, show_code}) {
+  for (const auto& code : {run_code, list_code, validate_code, sweep_code, baseline_code,
+                           report_code, show_code, localize_code}) {
     if (*code >= 0) return *code;
   }
   return kExitUsage;

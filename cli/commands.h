@@ -16,5 +16,6 @@ std::shared_ptr<int> setup_sweep_command(CLI::App& app, int argc, char** argv);
 std::shared_ptr<int> setup_baseline_command(CLI::App& app);
 std::shared_ptr<int> setup_report_command(CLI::App& app, int argc, char** argv);
 std::shared_ptr<int> setup_show_command(CLI::App& app);
+std::shared_ptr<int> setup_localize_command(CLI::App& app);
 
 }  // namespace samebits

@@ -2,6 +2,7 @@
 // GQA attention with RoPE, SwiGLU, each op from the step's OpMix (model.h).
 #include "harness/ops/decoder/model.h"
 
+#include <ATen/record_function.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -146,29 +147,69 @@ at::Tensor forward(const ModelConfig& c, const Weights& w, const OpMix& ops, KvC
   const at::Tensor pos = at::tensor(positions, at::kLong).to(device);
   const at::Tensor cos = w.rope_cos.index_select(0, pos), sin = w.rope_sin.index_select(0, pos);
 
-  at::Tensor h = w.embed.index_select(0, at::tensor(step.tokens, at::kLong).to(device));
+  // Each stretch runs in a user scope named for it (op_mix.h): localize names layers by them.
+  at::Tensor h;
+  {
+    RECORD_USER_SCOPE("embed");
+    h = w.embed.index_select(0, at::tensor(step.tokens, at::kLong).to(device));
+  }
   at::Tensor pending;  // the last sublayer's output, added into h by the next norm
   for (std::int64_t l = 0; l < c.layers; ++l) {
     const LayerWeights& L = w.layers[static_cast<std::size_t>(l)];
-    at::Tensor x;
-    if (l == 0) {
-      x = rms_norm(ops, h, L.attn_norm, c.eps);
-    } else {
-      std::tie(x, h) = add_rms_norm(ops, pending, h, L.attn_norm, c.eps);
+    const auto region = [l](const char* part) { return fmt::format("layer.{}.{}", l, part); };
+    at::Tensor x, q, k, v, a;
+    {
+      RECORD_USER_SCOPE(region("attn_norm"));
+      if (l == 0) {
+        x = rms_norm(ops, h, L.attn_norm, c.eps);
+      } else {
+        std::tie(x, h) = add_rms_norm(ops, pending, h, L.attn_norm, c.eps);
+      }
     }
-    const at::Tensor q = rope(linear(ops, x, L.wq).view({tokens, c.heads, c.head_dim}), cos, sin);
-    const at::Tensor k =
-        rope(linear(ops, x, L.wk).view({tokens, c.kv_heads, c.head_dim}), cos, sin);
-    const at::Tensor v = linear(ops, x, L.wv).view({tokens, c.kv_heads, c.head_dim});
-    const at::Tensor a = attention(ops, q, k, v, cache.k[static_cast<std::size_t>(l)],
-                                   cache.v[static_cast<std::size_t>(l)], ps);
-    const at::Tensor o = linear(ops, a.reshape({tokens, c.heads * c.head_dim}), L.wo);
-    std::tie(x, h) = add_rms_norm(ops, o, h, L.mlp_norm, c.eps);
-    const at::Tensor act = gate_silu(linear(ops, x, L.w_gate)) * linear(ops, x, L.w_up);
-    pending = linear(ops, act, L.w_down);
+    {
+      RECORD_USER_SCOPE(region("attn.q"));
+      q = rope(linear(ops, x, L.wq).view({tokens, c.heads, c.head_dim}), cos, sin);
+    }
+    {
+      RECORD_USER_SCOPE(region("attn.k"));
+      k = rope(linear(ops, x, L.wk).view({tokens, c.kv_heads, c.head_dim}), cos, sin);
+    }
+    {
+      RECORD_USER_SCOPE(region("attn.v"));
+      v = linear(ops, x, L.wv).view({tokens, c.kv_heads, c.head_dim});
+    }
+    {
+      RECORD_USER_SCOPE(region("attn"));
+      a = attention(ops, q, k, v, cache.k[static_cast<std::size_t>(l)],
+                    cache.v[static_cast<std::size_t>(l)], ps);
+    }
+    at::Tensor o;
+    {
+      RECORD_USER_SCOPE(region("attn.o"));
+      o = linear(ops, a.reshape({tokens, c.heads * c.head_dim}), L.wo);
+    }
+    {
+      RECORD_USER_SCOPE(region("mlp_norm"));
+      std::tie(x, h) = add_rms_norm(ops, o, h, L.mlp_norm, c.eps);
+      // The planted control (op_mix.h): these rows now follow the batch's other rows.
+      if (l == ops.planted_layer) x = x - x.mean(0, /*keepdim=*/true) * 0.25;
+    }
+    at::Tensor act;
+    {
+      RECORD_USER_SCOPE(region("mlp.gate_up"));
+      act = gate_silu(linear(ops, x, L.w_gate)) * linear(ops, x, L.w_up);
+    }
+    {
+      RECORD_USER_SCOPE(region("mlp.down"));
+      pending = linear(ops, act, L.w_down);
+    }
   }
   at::Tensor x;
-  std::tie(x, h) = add_rms_norm(ops, pending, h, w.final_norm, c.eps);
+  {
+    RECORD_USER_SCOPE("final_norm");
+    std::tie(x, h) = add_rms_norm(ops, pending, h, w.final_norm, c.eps);
+  }
+  RECORD_USER_SCOPE("lm_head");
   const at::Tensor rows = x.index_select(0, at::tensor(step.logit_rows, at::kLong).to(device));
   return log_softmax(ops, linear(ops, rows, w.lm_head));
 }

@@ -2,6 +2,7 @@
 // at::log_softmax) or from samebits (torch.ops.samebits.*), chosen op by op by an OpMix.
 #include "harness/ops/decoder/op_mix.h"
 
+#include <ATen/record_function.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -114,10 +115,12 @@ const OpMix& op_mix(const std::string& name) {
 }
 
 at::Tensor linear(const OpMix& m, const at::Tensor& x, const at::Tensor& w) {
+  RECORD_USER_SCOPE("linear");
   return m.linear == Source::aten ? at::linear(x, w) : invariant_linear(x, w, std::nullopt);
 }
 
 at::Tensor rms_norm(const OpMix& m, const at::Tensor& x, const at::Tensor& w, double eps) {
+  RECORD_USER_SCOPE("rms_norm");
   return m.norm == Source::aten ? at::rms_norm(x, {x.size(-1)}, w, eps)
                                 : invariant_rms_norm(x, w, eps);
 }
@@ -125,6 +128,7 @@ at::Tensor rms_norm(const OpMix& m, const at::Tensor& x, const at::Tensor& w, do
 std::pair<at::Tensor, at::Tensor> add_rms_norm(const OpMix& m, const at::Tensor& x,
                                                const at::Tensor& residual, const at::Tensor& w,
                                                double eps) {
+  RECORD_USER_SCOPE("add_rms_norm");
   if (m.norm == Source::samebits) return invariant_add_rms_norm(x, residual, w, eps);
   const at::Tensor h = x + residual;
   return {rms_norm(m, h, w, eps), h};
@@ -133,6 +137,7 @@ std::pair<at::Tensor, at::Tensor> add_rms_norm(const OpMix& m, const at::Tensor&
 at::Tensor attention(const OpMix& m, const at::Tensor& q, const at::Tensor& k_new,
                      const at::Tensor& v_new, at::Tensor& k_cache, at::Tensor& v_cache,
                      const PagedStep& step) {
+  RECORD_USER_SCOPE("attention");
   if (m.attention == Source::aten) return aten_attention(q, k_new, v_new, k_cache, v_cache, step);
   return invariant_attention_with_kvcache(q, k_cache, v_cache, step.block_table, step.cache_lengths,
                                           step.q_offsets, k_new, v_new, step.max_q_len,
@@ -141,6 +146,7 @@ at::Tensor attention(const OpMix& m, const at::Tensor& q, const at::Tensor& k_ne
 }
 
 at::Tensor log_softmax(const OpMix& m, const at::Tensor& logits) {
+  RECORD_USER_SCOPE("log_softmax");
   return m.log_softmax == Source::aten ? at::log_softmax(logits, -1, at::kFloat)
                                        : invariant_softmax(logits, at::kFloat, /*log=*/true);
 }

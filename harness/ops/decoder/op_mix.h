@@ -20,11 +20,21 @@ struct OpMix {
   Source norm = Source::aten;         // at::rms_norm or samebits rms_norm / add_rms_norm
   Source attention = Source::aten;    // padded SDPA over the gathered cache, or the paged kernel
   Source log_softmax = Source::aten;  // at::log_softmax to float32, or samebits log_softmax
+  // A control with a known answer (localize's): the layer whose MLP norm output, after the norm,
+  // loses a quarter of the batch's mean row, so its rows follow the batch; -1 none. No shipped
+  // mix sets it.
+  std::int64_t planted_layer = -1;
 };
 
 // The mixes `decoder` offers as implementations, in the order a report lists them.
 const std::vector<OpMix>& op_mixes();
 const OpMix& op_mix(const std::string& name);  // throws std::invalid_argument naming the accepted
+
+// Each op of a mix runs inside a RecordFunction user scope named after its family ("linear",
+// "rms_norm", "add_rms_norm", "attention", "log_softmax"), and the model's forward names its
+// stretches ("layer.1.mlp.down"): free unless something records (localize, the profiler).
+inline constexpr const char* kOpFamilies[] = {"linear", "rms_norm", "add_rms_norm", "attention",
+                                              "log_softmax"};
 
 // The paged attention inputs of one step (see model.h's StepBatch), as tensors on the device.
 struct PagedStep {

@@ -1,0 +1,149 @@
+// localize() (divergence.h): alignment, then per aligned op a bitwise comparison of the item's
+// rows through the harness's compare_tensors, so its ULP histogram is the reports' own.
+#include "harness/localize/divergence.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
+#include "harness/diff.h"
+#include "harness/kernel_capture.h"
+#include "harness/localize/alignment.h"
+
+namespace samebits::localize {
+namespace {
+
+bool same_map(const RowMap& x, const RowMap& y) {
+  return x.tokens == y.tokens && x.offset == y.offset && x.length == y.length &&
+         x.sequences == y.sequences && x.sequence == y.sequence && x.padded_rows == y.padded_rows;
+}
+
+std::string key(const OpRecord& op) {
+  return fmt::format("{}|{}|{}", full_name(op), op.depth, op.region);
+}
+
+struct OutputVerdict {
+  OpStatus status = OpStatus::not_comparable;
+  std::optional<DiffStats> diff;  // where the item's rows were compared
+  std::string note;
+};
+
+// Where the runs' layouts differ, integer outputs are indices into the run (positions, sequence
+// ids, gather maps) and differ by design; the values they select are compared where selected.
+OutputVerdict compare_output(const OutputRecord& x, const OutputRecord& y, bool digests_apply) {
+  const at::Tensor &ra = x.item.rows, &rb = y.item.rows;
+  if (!digests_apply && ra.defined() && !at::isFloatingType(ra.scalar_type()))
+    return {OpStatus::not_comparable, std::nullopt, "integer: indices into the run"};
+  if (ra.defined() && rb.defined() && same_rows_shape(ra, rb)) {
+    DiffStats d = compare_tensors(ra.reshape(rb.sizes()), rb, Comparison{});
+    const OpStatus s = d.mismatched == 0 ? OpStatus::equal : OpStatus::differs;
+    return {s, std::move(d), {}};
+  }
+  if (digests_apply && x.meta.shape == y.meta.shape && x.meta.dtype == y.meta.dtype &&
+      !x.digest.empty() && !y.digest.empty()) {
+    if (x.digest == y.digest) return {OpStatus::equal, std::nullopt, {}};
+    return {OpStatus::differs, std::nullopt, "whole-tensor digests differ"};
+  }
+  if (!ra.defined()) return {OpStatus::not_comparable, std::nullopt, "a: " + x.item.not_kept};
+  if (!rb.defined()) return {OpStatus::not_comparable, std::nullopt, "b: " + y.item.not_kept};
+  return {OpStatus::not_comparable, std::nullopt,
+          fmt::format("item rows [{}] {} vs [{}] {}", fmt::join(ra.sizes(), ", "),
+                      c10::toString(ra.scalar_type()), fmt::join(rb.sizes(), ", "),
+                      c10::toString(rb.scalar_type()))};
+}
+
+}  // namespace
+
+std::string to_string(OpStatus status) {
+  switch (status) {
+    case OpStatus::equal: return "equal";
+    case OpStatus::differs: return "differs";
+    case OpStatus::not_comparable: return "not_comparable";
+    case OpStatus::unmatched: return "unmatched";
+  }
+  return "?";
+}
+
+Localization localize(const Recording& a, const Recording& b) {
+  // The ops the callables called themselves; their nested calls come with them (calls()).
+  std::vector<std::size_t> ta, tb;
+  std::vector<std::string> ka, kb;
+  for (std::size_t i = 0; i < a.ops.size(); ++i)
+    if (a.ops[i].depth == 0) ta.push_back(i), ka.push_back(key(a.ops[i]));
+  for (std::size_t i = 0; i < b.ops.size(); ++i)
+    if (b.ops[i].depth == 0) tb.push_back(i), kb.push_back(key(b.ops[i]));
+  const bool digests_apply = same_map(a.map, b.map);
+  Localization out;
+  for (const auto& aligned : align(ka, kb)) {
+    OpComparison c;
+    if (aligned.a) c.a = ta[*aligned.a];
+    if (aligned.b) c.b = tb[*aligned.b];
+    if (!c.a || !c.b) {
+      c.status = OpStatus::unmatched;
+      ++(c.a ? out.unmatched_a : out.unmatched_b);
+      out.ops.push_back(std::move(c));
+      continue;
+    }
+    const OpRecord &x = a.ops[*c.a], &y = b.ops[*c.b];
+    const std::size_t outputs = std::min(x.outputs.size(), y.outputs.size());
+    if (x.outputs.size() != y.outputs.size())
+      c.note = fmt::format("{} outputs vs {}", x.outputs.size(), y.outputs.size());
+    bool any_equal = false, ulp_known = true;
+    for (std::size_t k = 0; k < outputs; ++k) {
+      OutputVerdict v = compare_output(x.outputs[k], y.outputs[k], digests_apply);
+      if (v.status == OpStatus::equal) any_equal = true;
+      if (v.status == OpStatus::not_comparable && c.note.empty()) c.note = v.note;
+      if (v.diff) c.compared += v.diff->numel;
+      if (v.status != OpStatus::differs) continue;
+      if (c.status != OpStatus::differs) c.note = v.note;
+      c.status = OpStatus::differs;
+      if (!v.diff || !v.diff->max_ulp) ulp_known = false;
+      if (v.diff) {
+        c.mismatched += v.diff->mismatched;
+        if (v.diff->max_ulp) c.max_ulp = std::max(c.max_ulp.value_or(0), *v.diff->max_ulp);
+      }
+      if (!out.first) {
+        out.first = out.ops.size();
+        out.first_output = k;
+        if (v.diff) out.first_diff = std::move(*v.diff);
+      }
+    }
+    if (c.status == OpStatus::differs && !ulp_known) c.max_ulp.reset();
+    if (c.status != OpStatus::differs) {
+      c.status = any_equal ? OpStatus::equal : OpStatus::not_comparable;
+      if (any_equal) c.note.clear();
+    }
+    ++(c.status == OpStatus::differs ? out.differs
+       : c.status == OpStatus::equal ? out.equal
+                                     : out.not_comparable);
+    out.ops.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::vector<std::size_t> calls(const Recording& r, std::size_t op) {
+  // In completion order an op's calls are the ops just before it that reach it through parents.
+  std::vector<std::size_t> out;
+  const auto target = static_cast<std::int64_t>(op);
+  for (std::size_t i = op; i-- > 0;) {
+    std::int64_t p = r.ops[i].parent;
+    while (p >= 0 && p < target) p = r.ops[static_cast<std::size_t>(p)].parent;
+    if (p != target) break;
+    out.insert(out.begin(), i);
+  }
+  return out;
+}
+
+std::vector<KernelLaunch> kernels_of(const Recording& r, std::size_t op) {
+  std::vector<KernelLaunch> out;
+  for (const auto i : calls(r, op)) {
+    auto more = r.ops[i].kernels;
+    merge_launches(out, std::move(more));
+  }
+  auto own = r.ops.at(op).kernels;
+  merge_launches(out, std::move(own));
+  return out;
+}
+
+}  // namespace samebits::localize
