@@ -21,6 +21,7 @@ from .attention import AttentionResult, attention, attention_varlen, attention_w
 from .kernels import (AddRmsNormResult, IndexerResult, TopkResult, add_rms_norm, indexer,
                       linear, log_softmax, matmul, mean, rms_norm, softmax, sum, sum_varlen,
                       topk, topk_varlen)
+from .localizing import COMPARISONS, Localization, Packed, Padded, localize
 from .running import Report, render, run
 
 __version__: str = _core.__version__
@@ -31,5 +32,5 @@ __all__ = [
     "TopkResult", "IndexerResult", "AddRmsNormResult", "sum", "mean", "sum_varlen", "topk",
     "topk_varlen", "indexer", "rms_norm", "add_rms_norm", "softmax", "log_softmax", "linear",
     "matmul", "check", "Input", "Axis", "Output", "CheckResult", "Violation", "InvarianceError",
-    "CHECK_KINDS",
+    "CHECK_KINDS", "localize", "Localization", "Packed", "Padded", "COMPARISONS",
 ]

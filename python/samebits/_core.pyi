@@ -1,6 +1,6 @@
 # Type stub of samebits._core (python/src/core_module.cpp), the pybind11 module over the C++
 # engine: what samebits.running calls, typed for checkers and editors.
-from typing import Any, Callable, List
+from typing import Any, Callable, List, Optional, Tuple
 
 __version__: str
 
@@ -54,3 +54,10 @@ def check(fn: Callable[..., Any], contract_json: str, schema: str, *, source: st
           seed: int, progress: bool, report: str) -> CheckOutcome:
     """Runs a contract whose op ("python::NAME", with `schema`) calls fn, as `samebits run` runs
     any contract."""
+
+def localize(a: Callable[[], None], b: Callable[[], None],
+             format_stack: Optional[Callable[[], str]], plain_ms: Optional[float], *,
+             a_map: Tuple[int, int, int, int, int, int], b_map: Tuple[int, int, int, int, int, int],
+             a_name: str, b_name: str, subject_json: str, capture_kernels: bool, report: str,
+             html: str) -> str:
+    """Records a() and b() op by op and compares them on the item's rows: the finding's JSON."""

@@ -4,11 +4,16 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <optional>
+#include <string>
+#include <tuple>
+
 #include "common/errors.h"
 #include "harness/device_choice.h"
 #include "harness/op_registry.h"
 #include "python/src/check_call.h"
 #include "python/src/engine_call.h"
+#include "python/src/localize_call.h"
 
 namespace py = pybind11;
 
@@ -45,6 +50,32 @@ samebits::CheckOutcome check(const py::object& fn, std::string contract_json, st
   call.run.progress = progress;
   call.run.report = std::move(report);
   return samebits::run_check(fn, call);
+}
+
+// (tokens, offset, length, sequences, sequence, padded_rows): localize::RowMap's fields.
+using RowMapTuple =
+    std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t>;
+samebits::localize::RowMap row_map(const RowMapTuple& t) {
+  samebits::localize::RowMap m;
+  std::tie(m.tokens, m.offset, m.length, m.sequences, m.sequence, m.padded_rows) = t;
+  return m;
+}
+
+std::string localize(const py::object& a, const py::object& b, const py::object& format_stack,
+                     std::optional<double> plain_ms, const RowMapTuple& a_map,
+                     const RowMapTuple& b_map, std::string a_name, std::string b_name,
+                     std::string subject_json, bool capture_kernels, std::string report,
+                     std::string html) {
+  samebits::LocalizeCall call;
+  call.a_map = row_map(a_map);
+  call.b_map = row_map(b_map);
+  call.a_name = std::move(a_name);
+  call.b_name = std::move(b_name);
+  call.subject_json = std::move(subject_json);
+  call.capture_kernels = capture_kernels;
+  call.report = std::move(report);
+  call.html = std::move(html);
+  return samebits::run_localize(a, b, format_stack, plain_ms, call);
 }
 
 }  // namespace
@@ -88,6 +119,12 @@ PYBIND11_MODULE(_core, m) {
         py::arg("report"),
         "Runs a contract whose op (\"python::NAME\", with `schema`) calls fn, as `samebits run` "
         "runs any contract.");
+  // Holds the GIL throughout: the recorder's callbacks are the calling thread's, and call Python.
+  m.def("localize", &localize, py::arg("a"), py::arg("b"), py::arg("format_stack"),
+        py::arg("plain_ms"), py::kw_only(), py::arg("a_map"), py::arg("b_map"), py::arg("a_name"),
+        py::arg("b_name"), py::arg("subject_json"), py::arg("capture_kernels"), py::arg("report"),
+        py::arg("html"),
+        "Records a() and b() op by op and compares them on the item's rows: the finding's JSON.");
   m.def("render", &samebits::render_report_file, py::arg("report_path"), py::arg("format"),
         py::arg("out"), py::call_guard<py::gil_scoped_release>(),
         "Writes a report's html, markdown or junit rendering to `out`.");

@@ -1,0 +1,115 @@
+# samebits.localize(): a planted batch-dependent layer of a Python model is named (op, module,
+# source line), an elementwise model is identical alone and in a batch, and bad arguments and a
+# model that raises give clear errors. Exact by construction: elementwise ops, no GEMMs.
+import json
+
+import pytest
+import torch
+
+import samebits
+
+
+class Block(torch.nn.Module):
+    def __init__(self, planted=False):
+        super().__init__()
+        self.planted = planted
+
+    def forward(self, x):
+        y = torch.relu(x) * 0.5 + x.abs()
+        if self.planted:
+            y = y - 0.25 * y.mean(0, keepdim=True)  # PLANTED: reads the rest of the batch
+        return y
+
+
+class Model(torch.nn.Module):
+    def __init__(self, planted_layer=None):
+        super().__init__()
+        self.layers = torch.nn.ModuleList([Block(i == planted_layer) for i in range(3)])
+
+    def forward(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x * 2
+
+
+def planted_line():
+    with open(__file__) as f:
+        return next(i for i, line in enumerate(f, 1) if "# PLANTED" in line)
+
+
+@pytest.fixture
+def packed():
+    return torch.randn(10, 64, generator=torch.Generator().manual_seed(3))
+
+
+@pytest.mark.parametrize("layer", [0, 1, 2])
+def test_the_planted_layer_is_named_with_its_line(packed, layer, tmp_path):
+    found = samebits.localize(Model(planted_layer=layer), packed[3:6], packed,
+                              rows=samebits.Packed(3), report=tmp_path / "f.json",
+                              html=tmp_path / "f.html")
+    assert found.verdict == "diverges"
+    assert found.first["op"] == "aten::sub.Tensor"
+    assert found.first["region"] == f"layers.{layer}"
+    assert f"test_localize.py:{planted_line()} in forward" in found.first["batch"]["stack"]
+    assert found.first["batch"]["outputs"][0]["shape"] == [10, 64]
+    assert found.first["alone"]["outputs"][0]["shape"] == [3, 64]
+    # The ops after it differ too, the timeline says so; the report on disk is the same finding.
+    assert len(found.timeline) >= 2
+    assert json.loads((tmp_path / "f.json").read_text())["first_divergence"]["op"] == "aten::sub.Tensor"
+    page = (tmp_path / "f.html").read_text()
+    assert "aten::sub.Tensor" in page and "<script" not in page
+
+
+def test_an_elementwise_model_is_identical_alone_and_in_a_batch(packed):
+    found = samebits.localize(Model(), packed[3:6], packed, rows=samebits.Packed(3))
+    assert found.verdict == "identical"
+    assert found.first is None
+    assert found.json["counts"]["differs"] == 0 and found.json["counts"]["equal"] > 0
+
+
+def test_the_same_batch_twice_is_identical_even_when_planted(packed):
+    found = samebits.localize(Model(planted_layer=1), None, packed, compare="run_vs_run")
+    assert found.verdict == "identical"
+
+
+def test_a_padded_batch_item_is_its_sequence():
+    x = torch.randn(4, 7, 16, generator=torch.Generator().manual_seed(5))
+    same = samebits.localize(Model(), x[2:3, :5], x, rows=samebits.Padded(2, length=5))
+    assert same.verdict == "identical"
+    planted = samebits.localize(Model(planted_layer=2), x[2:3, :5], x,
+                                rows=samebits.Padded(2, length=5))
+    assert planted.verdict == "diverges" and planted.first["region"] == "layers.2"
+
+
+def test_bad_arguments_are_refused_before_the_model_runs(packed):
+    calls = []
+
+    def model(x):
+        calls.append(1)
+        return x
+
+    with pytest.raises(samebits.ContractError, match="compare must be one of alone_vs_batch"):
+        samebits.localize(model, packed[:2], packed, rows=samebits.Packed(0), compare="sideways")
+    with pytest.raises(samebits.ContractError, match="rows= is required"):
+        samebits.localize(model, packed[:2], packed)
+    with pytest.raises(samebits.ContractError, match="outside the batch's 10 packed rows"):
+        samebits.localize(model, packed[:2], packed, rows=samebits.Packed(9))
+    with pytest.raises(samebits.ContractError, match="model must be callable"):
+        samebits.localize(3, packed[:2], packed, rows=samebits.Packed(0))
+    with pytest.raises(samebits.ContractError, match="batch must be a tensor"):
+        samebits.localize(model, packed[:2], "x", rows=samebits.Packed(0))
+    with pytest.raises(samebits.ContractError, match="rows must be samebits.Packed"):
+        samebits.localize(model, packed[:2], packed, rows=(0, 2))
+    assert calls == []
+
+
+def test_a_model_that_raises_or_returns_no_tensor_says_which_call(packed):
+    def raises(x):
+        if x.shape[0] > 2:
+            raise ValueError("too many rows")
+        return x * 2
+
+    with pytest.raises(RuntimeError, match="raised on the batch call: ValueError: too many rows"):
+        samebits.localize(raises, packed[:2], packed, rows=samebits.Packed(0))
+    with pytest.raises(samebits.ContractError, match="returned float on the batch call"):
+        samebits.localize(lambda x: 3.0, packed[:2], packed, rows=samebits.Packed(0))
