@@ -18,7 +18,9 @@ namespace samebits {
   X(padding_invariance, false)  \
   X(chunking_invariance, false) \
   X(equivalence, true)          \
-  X(reference, false)
+  X(reference, false)           \
+  X(gradient_invariance, false) \
+  X(gradient_determinism, false)
 
 enum class CheckKind {
 #define SAMEBITS_CHECK_KIND_ENUM(name, against) name,

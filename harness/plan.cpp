@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <set>
 
 #include "cases/dtypes.h"
@@ -234,7 +235,9 @@ void validate_contract(const Contract& c, const OpRegistry& registry) {
   const auto supported = op->checks();
   const auto outputs = op->outputs();
   for (const auto& check : c.checks) {
-    if (std::find(supported.begin(), supported.end(), check.kind) == supported.end()) {
+    const CheckSpec& kind = check_spec_for(check.kind);
+    if (!kind.differentiates() &&
+        std::find(supported.begin(), supported.end(), check.kind) == supported.end()) {
       std::vector<std::string> names;
       for (auto k : supported) names.push_back(to_string(k));
       throw_contract_error(c.source, check.json_path + "/kind",
@@ -294,6 +297,8 @@ void validate_contract(const Contract& c, const OpRegistry& registry) {
                         spec.name, fmt::join(keyed, ", "), device, device));
       }
     }
+    std::optional<Point> smallest;  // the point a kind that differentiates judges the op at
+    double smallest_elements = 0;
     for (const auto& device : device_names()) {
       const std::uint64_t n = count_points(sweep, device);
       if (n > 1'000'000) {
@@ -325,7 +330,17 @@ void validate_contract(const Contract& c, const OpRegistry& registry) {
               c.source, where,
               fmt::format("impossible point {} on {}: {}", declared.label(), device, why));
         }
+        if (!kind.differentiates()) continue;
+        const double elements = op->call_elements(p, 1);
+        if (!smallest || elements < smallest_elements) {
+          smallest = p;
+          smallest_elements = elements;
+        }
       }
+    }
+    if (smallest) {
+      if (auto why = kind.refuses(*op, *smallest))
+        throw_contract_error(c.source, check.json_path + "/kind", *why);
     }
   }
 }

@@ -14,6 +14,8 @@
 #include <tuple>
 
 #include "cases/seeds.h"
+#include "cases/varlen.h"
+#include "harness/check_spec.h"
 #include "harness/diff.h"
 
 namespace samebits {
@@ -85,6 +87,17 @@ std::vector<Item> CaseContext::batch_around(const Item& probe, std::int64_t batc
   return out;
 }
 
+std::vector<Item> CaseContext::items_of_lengths() const {
+  std::vector<Item> out;
+  std::int64_t index = 0;
+  for (auto len : point().integers("lengths")) out.push_back(item(index++, len));
+  return out;
+}
+
+std::vector<Item> CaseContext::call_items() const {
+  return point().has("padding") ? items_of_lengths() : items(batch());
+}
+
 BatchRequest CaseContext::request(const std::vector<Item>& items, const std::string& impl) const {
   std::vector<const Item*> pointers;
   for (const auto& i : items) pointers.push_back(&i);
@@ -98,7 +111,28 @@ BatchRequest CaseContext::request(std::vector<const Item*> items, const std::str
   return r;
 }
 
+BatchRequest CaseContext::padded_request(const std::vector<Item>& items) const {
+  BatchRequest r = request(items);
+  r.padding = parse_padding_mode(point().text("padding"));
+  r.canary_padding = point().text_or("pad_fill", "neutral") == "canary";
+  return r;
+}
+
+BatchRequest CaseContext::call_request(const std::vector<Item>& items) const {
+  return point().has("padding") ? padded_request(items) : request(items);
+}
+
+std::string CaseContext::call_words(const std::vector<Item>& items) const {
+  if (!point().has("padding")) return fmt::format("batch of {}", items.size());
+  return fmt::format("{} sequences in one {} batch", items.size(), point().text("padding"));
+}
+
 std::vector<Outputs> CaseContext::run(const BatchRequest& request, Side side) {
+  return run(request, side, shared_);
+}
+
+std::vector<Outputs> CaseContext::run(const BatchRequest& request, Side side,
+                                      const Shared& shared) {
   const bool variant = side == Side::variant;
   if (options_.record_properties) {
     (variant ? result_.variant_properties : result_.baseline_properties) =
@@ -106,7 +140,7 @@ std::vector<Outputs> CaseContext::run(const BatchRequest& request, Side side) {
   }
   const KernelCapture::Pending pending(options_.tags.capture,
                                        variant ? options_.tags.variant : options_.tags.baseline);
-  std::vector<Outputs> out = spec_.op->run(spec_.resolved, shared_, request);
+  std::vector<Outputs> out = spec_.op->run(spec_.resolved, shared, request);
   // Every item carries the outputs its implementation declares, so no comparison can miss one.
   const auto declared = spec_.op->impl_outputs(request.impl);
   for (const auto& outs : out) {
@@ -120,6 +154,11 @@ std::vector<Outputs> CaseContext::run(const BatchRequest& request, Side side) {
 }
 
 std::vector<Outputs> CaseContext::run_on_second_stream(const BatchRequest& request, Side side) {
+  return on_second_stream([&] { return run(request, side); });
+}
+
+std::vector<Outputs> CaseContext::on_second_stream(
+    const std::function<std::vector<Outputs>()>& call) {
   if (!device_.is_cuda()) throw Unsupported("a second stream exists only on CUDA");
   const c10::cuda::CUDAStream stream = c10::cuda::getStreamFromPool(false, device_.index());
   // The second stream starts after the work queued so far on this one (the items' inputs):
@@ -130,7 +169,7 @@ std::vector<Outputs> CaseContext::run_on_second_stream(const BatchRequest& reque
   std::vector<Outputs> out;
   {
     c10::cuda::CUDAStreamGuard guard(stream);
-    out = run(request, side);
+    out = call();
   }
   stream.synchronize();
   return out;
@@ -141,9 +180,13 @@ void CaseContext::compare(const std::vector<Outputs>& baseline, const std::vecto
   result_.baseline = std::move(baseline_words);
   result_.variant = std::move(variant_words);
   // The outputs both sides return: all of the implementation's own when it is on both sides;
-  // against another implementation or the reference, those they share.
-  for (const auto& name : spec_.op->outputs()) {
-    if (!selected(spec_.check->compare, name)) continue;
+  // against another implementation or the reference, those they share. The gradients of a kind
+  // that differentiates are named by the sides themselves.
+  const bool gradients = check_spec_for(spec_.check->kind).differentiates();
+  const std::vector<std::string> names =
+      gradients && !baseline.empty() ? names_of(baseline.front()) : spec_.op->outputs();
+  for (const auto& name : names) {
+    if (!gradients && !selected(spec_.check->compare, name)) continue;
     const std::optional<at::Tensor> b = gather(baseline, name);
     const std::optional<at::Tensor> v = gather(variant, name);
     if (!b || !v) continue;

@@ -5,6 +5,7 @@
 #include <ATen/ATen.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -59,18 +60,36 @@ class CaseContext {
   // `probe` at `position` of a batch of `batch`, among neighbours 1, 2, ...
   std::vector<Item> batch_around(const Item& probe, std::int64_t batch,
                                  std::int64_t position) const;
+  // Items 0..n-1 of the point's `lengths`, item i of length lengths[i].
+  std::vector<Item> items_of_lengths() const;
+  // The items of a kind's one call under test: those of `lengths` where the point has padding
+  // (batch_axes.h's optional padding axes), else items 0..batch-1.
+  std::vector<Item> call_items() const;
 
   // A request for these items, of the case's implementation unless `impl` is given.
   BatchRequest request(const std::vector<Item>& items, const std::string& impl = "") const;
   BatchRequest request(std::vector<const Item*> items, const std::string& impl = "") const;
+  // A request for these items in one batch padded as the point's `padding` and `pad_fill` say
+  // (neutral unless canary).
+  BatchRequest padded_request(const std::vector<Item>& items) const;
+  // The request of call_items(): padded where the point has padding, else dense; and the call in
+  // words ("batch of 4", "3 sequences in one right batch").
+  BatchRequest call_request(const std::vector<Item>& items) const;
+  std::string call_words(const std::vector<Item>& items) const;
 
-  // The op on one side, its launches tagged as that side's.
+  // The op on one side, its launches tagged as that side's; with the case's shared tensors or
+  // with `shared` in their place (the same tensors as gradient leaves).
   std::vector<Outputs> run(const BatchRequest& request, Side side);
+  std::vector<Outputs> run(const BatchRequest& request, Side side, const Shared& shared);
   // The same on a second CUDA stream, waited for (Unsupported on the CPU).
   std::vector<Outputs> run_on_second_stream(const BatchRequest& request, Side side);
+  // `call` with a second CUDA stream current, after the work queued so far on this one, waited
+  // for (Unsupported on the CPU).
+  std::vector<Outputs> on_second_stream(const std::function<std::vector<Outputs>()>& call);
 
   // Compares the sides output by output (stacked over items) as the check's comparison says, and
-  // names them in words for the report.
+  // names them in words for the report. A kind that differentiates compares every output the
+  // sides carry (the inputs' gradients); the comparison's `outputs` chose what was differentiated.
   void compare(const std::vector<Outputs>& baseline, const std::vector<Outputs>& variant,
                std::string baseline_words, std::string variant_words);
 

@@ -3,7 +3,6 @@
 // leak.
 #include <fmt/format.h>
 
-#include "cases/varlen.h"
 #include "harness/checks/check.h"
 
 namespace samebits {
@@ -40,15 +39,10 @@ class PaddingInvariance final : public Check {
   }
   void run(CaseContext& c) const override {
     const Point& p = c.point();
-    std::vector<Item> items;
-    std::int64_t index = 0;
-    for (auto len : p.integers("lengths")) items.push_back(c.item(index++, len));
+    const std::vector<Item> items = c.items_of_lengths();
     std::vector<Outputs> alone;
     for (const auto& item : items) alone.push_back(c.run(c.request({&item}), Side::baseline).at(0));
-    BatchRequest together = c.request(items);
-    together.padding = parse_padding_mode(p.text("padding"));
-    together.canary_padding = p.text("pad_fill") == "canary";
-    const auto batched = c.run(together, Side::variant);
+    const auto batched = c.run(c.padded_request(items), Side::variant);
     c.compare(alone, batched, "each sequence alone",
               fmt::format("the sequences in one {} batch ({} padding)", p.text("padding"),
                           p.text("pad_fill")));

@@ -30,7 +30,8 @@ TEST(CheckTable, KindsReadAsTheContractFormatNamesThem) {
   EXPECT_EQ(check_kind_names(),
             (std::vector<std::string>{"determinism", "batch_invariance", "position_invariance",
                                       "layout_invariance", "padding_invariance",
-                                      "chunking_invariance", "equivalence", "reference"}));
+                                      "chunking_invariance", "equivalence", "reference",
+                                      "gradient_invariance", "gradient_determinism"}));
   EXPECT_TRUE(compares_implementations(CheckKind::equivalence));
   EXPECT_FALSE(compares_implementations(CheckKind::reference));
   EXPECT_THROW(parse_check_kind("batch"), std::invalid_argument);
@@ -50,6 +51,17 @@ TEST(CheckTable, DefaultsOfTheBatchAxes) {
   EXPECT_EQ(batch_default(CheckKind::layout_invariance), 1);
   EXPECT_EQ(batch_default(CheckKind::padding_invariance), nullptr) << "lengths set the batch";
   EXPECT_EQ(batch_default(CheckKind::reference), 1);
+  EXPECT_EQ(batch_default(CheckKind::gradient_invariance), 8);
+  EXPECT_EQ(batch_default(CheckKind::gradient_determinism), 4);
+}
+
+// Only the gradient kinds differentiate, and so take any op with floating items unlisted.
+TEST(CheckTable, GradientKindsDifferentiate) {
+  for (CheckKind kind : all_check_kinds()) {
+    const bool gradient =
+        kind == CheckKind::gradient_invariance || kind == CheckKind::gradient_determinism;
+    EXPECT_EQ(check_for(kind).differentiates(), gradient) << to_string(kind);
+  }
 }
 
 }  // namespace

@@ -88,6 +88,9 @@ class PlantedFlaw final : public Op {
       case CheckKind::chunking_invariance: return r.chunk > 0;
       case CheckKind::equivalence: return r.impl != against_;
       case CheckKind::reference: return true;
+      // The moved element is a constant, so its output's upstream gradient stops there.
+      case CheckKind::gradient_invariance: return r.items.size() > 1;
+      case CheckKind::gradient_determinism: return repeat;
     }
     return false;
   }
