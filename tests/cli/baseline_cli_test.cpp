@@ -11,7 +11,7 @@ namespace {
 // Determinism holds; the float64 reference is exact only for N = 1. Several sizes, so a new seed
 // changes the outputs of some cases and not of others (N = 1 rows of one element still change:
 // every case draws from its own seed).
-const char* const kContract = R"({"name": "drift", "op": "sum", "implementations": ["aten"],
+const char* const kDrift = R"({"name": "drift", "op": "sum", "implementations": ["aten"],
   "sweep": {"rows": [3], "N": [1, 7, 300]},
   "checks": [{"kind": "determinism", "expect": {"aten": "holds"}},
              {"kind": "reference", "compare": "bitwise", "expect": {"aten": "unknown"}}]})";
@@ -36,19 +36,42 @@ std::set<std::string> drifted(const Json& report) {
   return out;
 }
 
+// Each test starts from the contract's run (report.json, and first.json beside it) and its
+// baseline (base.json). The run and the baseline write are made once, by the first test, in a
+// folder of the suite's; the others copy them (the same contract, seed and platform give the same
+// bits, which is what the tests below check).
 class BaselineCli : public CliTest {
  protected:
   void SetUp() override {
     CliTest::SetUp();
-    write_text(contract, kContract);
-    const Result r = samebits(run_args(contract));
-    ASSERT_EQ(r.exit_code, 0) << explain(r);
-    first = Json::parse(read_text(report));
-    fs::copy_file(report, dir / "first.json");
+    if (shared().empty()) {
+      const fs::path made = dir.string() + "_suite";
+      fs::create_directories(made);
+      contract = made / "drift.json";
+      write_text(contract, kDrift);
+      const fs::path run = made / "first.json";
+      const Result r =
+          samebits("run " + quoted(contract) + " --device cpu --report " + quoted(run));
+      ASSERT_EQ(r.exit_code, 0) << explain(r);
+      const Result w = samebits("baseline write " + quoted(run) + " -o " +
+                                quoted(made / "base.json") + " --name here");
+      ASSERT_EQ(w.exit_code, 0) << explain(w);
+      shared() = made;
+    }
+    contract = shared() / "drift.json";
+    fs::copy_file(shared() / "first.json", report);
+    fs::copy_file(shared() / "first.json", dir / "first.json");
     baseline = dir / "base.json";
-    const Result w =
-        samebits("baseline write " + quoted(report) + " -o " + quoted(baseline) + " --name here");
-    ASSERT_EQ(w.exit_code, 0) << explain(w);
+    fs::copy_file(shared() / "base.json", baseline);
+    first = Json::parse(read_text(report));
+  }
+  static void TearDownTestSuite() {
+    if (!shared().empty()) fs::remove_all(shared());
+    shared().clear();
+  }
+  static fs::path& shared() {
+    static fs::path folder;
+    return folder;
   }
   Result run_against(const fs::path& b, const std::string& extra = "") {
     return samebits(run_args(contract) + " --baseline " + quoted(b) + " " + extra);
@@ -273,7 +296,8 @@ TEST_F(BaselineCli, ReportDiffNamesVerdictAndDigestChanges) {
   const Json after = Json::parse(read_text(report));
   ASSERT_EQ(after["checks"][1]["check"], "reference");
   Json before = first;
-  before["checks"][1]["observed"] = after["checks"][1]["observed"] == "violated" ? "holds" : "violated";
+  before["checks"][1]["observed"] =
+      after["checks"][1]["observed"] == "violated" ? "holds" : "violated";
   write_text(dir / "before.json", before.dump());
   const fs::path json = dir / "diff.json";
   const Result r = samebits("report diff " + quoted(dir / "before.json") + " " + quoted(report) +

@@ -66,6 +66,15 @@ inline const char* const kTiny = R"({
   ]
 })";
 
+// 40 cases (20 lengths, two implementations) of a few tens of milliseconds each on the CPU: a
+// run to stop (SIGTERM) or hold (SIGSTOP) while it runs. The test acts within a poll (20 ms) of
+// the journal's first lines, a second or more before the run would end.
+inline const char* const kSlow =
+    R"({"name": "slow", "op": "sum", "implementations": ["aten", "samebits"],
+  "sweep": {"rows": [16], "N": {"range": [20000, 20019]}, "dim": [1]},
+  "checks": [{"kind": "batch_invariance", "sweep": {"batch": [8]},
+              "expect": {"aten": "observed", "samebits": "holds"}}]})";
+
 // Platforms a test states (SAMEBITS_PLATFORM_OVERRIDE), so that whether an embedded observation
 // covers the machine is the test's premise, not the host's: one that no recording covers, and the
 // one contracts/observed/xeon-2core.json records. CTest also runs the CLI suite under each.
@@ -103,11 +112,8 @@ class CliTest : public ::testing::Test {
     fs::remove(err);
     return r;
   }
-  // Starts `samebits ARGS` (its streams to out.txt and err.txt in dir) and sends it SIGTERM once
-  // `journal` holds `lines` lines and err.txt shows `shown`, or after `limit`; its wait status.
-  int terminated_run(const std::string& args, const fs::path& journal, std::size_t lines,
-                     const std::string& shown = "",
-                     std::chrono::seconds limit = std::chrono::seconds(120)) const {
+  // Starts `samebits ARGS` in the background, its streams to out.txt and err.txt in dir: its pid.
+  pid_t start(const std::string& args) const {
     const std::string command = platform_prefix() + "exec '" + SAMEBITS_CLI + "' " + args + " >'" +
                                 (dir / "out.txt").string() + "' 2>'" + (dir / "err.txt").string() +
                                 "'";
@@ -116,13 +122,33 @@ class CliTest : public ::testing::Test {
       ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
       ::_exit(127);
     }
+    return child;
+  }
+  // Waits until `journal` holds `lines` lines and err.txt shows `shown`, or `limit` has passed:
+  // whether they did.
+  bool await_journal(const fs::path& journal, std::size_t lines, const std::string& shown = "",
+                     std::chrono::seconds limit = std::chrono::seconds(120)) const {
+    const auto reached = [&] {
+      return line_count(journal) >= lines &&
+             read_text(dir / "err.txt").find(shown) != std::string::npos;
+    };
     const auto deadline = std::chrono::steady_clock::now() + limit;
-    while ((line_count(journal) < lines ||
-            read_text(dir / "err.txt").find(shown) == std::string::npos) &&
-           std::chrono::steady_clock::now() < deadline) {
+    while (!reached() && std::chrono::steady_clock::now() < deadline) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
+    return reached();
+  }
+  // Starts `samebits ARGS` (start) and sends it SIGTERM once `journal` holds `lines` lines and
+  // err.txt shows `shown`, or after `limit`; its wait status.
+  int terminated_run(const std::string& args, const fs::path& journal, std::size_t lines,
+                     const std::string& shown = "",
+                     std::chrono::seconds limit = std::chrono::seconds(120)) const {
+    const pid_t child = start(args);
+    await_journal(journal, lines, shown, limit);
     ::kill(child, SIGTERM);
+    return wait_status(child);
+  }
+  static int wait_status(pid_t child) {
     int status = 0;
     ::waitpid(child, &status, 0);
     return status;

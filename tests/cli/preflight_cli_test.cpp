@@ -16,13 +16,6 @@
 namespace samebits {
 namespace {
 
-// 40 cases of a few hundred milliseconds each on the CPU: long enough to act while it runs.
-constexpr const char* kSlow =
-    R"({"name": "slow", "op": "sum", "implementations": ["aten", "samebits"],
-  "sweep": {"rows": [64], "N": {"range": [20000, 20019]}, "dim": [1]},
-  "checks": [{"kind": "batch_invariance", "sweep": {"batch": [8]},
-              "expect": {"aten": "observed", "samebits": "holds"}}]})";
-
 class PreflightCliTest : public CliTest {
  protected:
   // `samebits ARGS` with the shell redirections given (e.g. ">&- 2>&-"), from `cwd` if set: its
@@ -124,33 +117,24 @@ TEST_F(PreflightCliTest, ReadOnlyFoldersAreRefusedBeforeRunning) {
 
 // A rendering that cannot be written after all (its folder replaced by a file while the run ran):
 // the summary says exit 3, as the process exits (the summary once said exit 0 and the process
-// exited 3); the report holds every case, and the journal has served.
+// exited 3); the report holds every case, and the journal has served. The run is held (SIGSTOP)
+// while the folder goes, so it is mid-run however slow the machine.
 TEST_F(PreflightCliTest, ThePrintedExitCodeIsTheProcesss) {
   const fs::path slow = dir / "slow.json";
   write_text(slow, kSlow);
   const fs::path out = dir / "out";
   fs::create_directories(out);
-  const std::string command = platform_prefix() + "exec '" + SAMEBITS_CLI + "' " + run_args(slow) +
-                              " --junit " + quoted(out / "j.xml") + " >" +
-                              quoted(dir / "stdout.txt") + " 2>" + quoted(dir / "stderr.txt");
-  const pid_t child = ::fork();
-  if (child == 0) {
-    ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
+  const pid_t child = start(run_args(slow) + " --junit " + quoted(out / "j.xml"));
   const fs::path journal = report.string() + ".journal";
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (line_count(journal) < 2 && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  EXPECT_GE(line_count(journal), 2u)
-      << "still running when the folder went: " << read_text(dir / "stderr.txt");
+  EXPECT_TRUE(await_journal(journal, 2, "", std::chrono::seconds(60)))
+      << "still running when the folder went: " << read_text(dir / "err.txt");
+  ::kill(child, SIGSTOP);
   fs::remove_all(out);
   write_text(out, "a file where the folder was");
-  int status = 0;
-  ::waitpid(child, &status, 0);
-  const std::string stdout_text = read_text(dir / "stdout.txt");
-  const std::string stderr_text = read_text(dir / "stderr.txt");
+  ::kill(child, SIGCONT);
+  const int status = wait_status(child);
+  const std::string stdout_text = read_text(dir / "out.txt");
+  const std::string stderr_text = read_text(dir / "err.txt");
   ASSERT_TRUE(WIFEXITED(status)) << stderr_text;
   EXPECT_EQ(WEXITSTATUS(status), 3) << stdout_text << stderr_text;
   EXPECT_NE(stdout_text.find("; exit 3\n"), std::string::npos) << stdout_text;

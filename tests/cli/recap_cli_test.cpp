@@ -7,7 +7,7 @@ namespace {
 
 // aten's float32 sums of 4096 random floats are not rounded as the float64 sums are: a broken
 // promise with several violated cases (one per N), beside a determinism check that holds.
-const char* const kBroken = R"({"name": "recapped", "op": "sum", "implementations": ["aten"],
+const char* const kRecapped = R"({"name": "recapped", "op": "sum", "implementations": ["aten"],
   "sweep": {"rows": [4096], "N": [5, 6, 7, 8, 9]},
   "checks": [{"kind": "determinism", "expect": {"aten": "holds"}},
              {"kind": "reference", "compare": "bitwise", "expect": {"aten": "holds"}}]})";
@@ -16,7 +16,7 @@ class RecapCli : public CliTest {
  protected:
   void SetUp() override {
     CliTest::SetUp();
-    write_text(contract, kBroken);
+    write_text(contract, kRecapped);
   }
   // The report's violated case ids, in order.
   std::vector<std::string> violated() const {

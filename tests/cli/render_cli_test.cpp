@@ -8,7 +8,7 @@ namespace {
 // One check whose promise breaks (aten's float32 sums of 4096 random floats are not all rounded
 // as the float64 sums are) beside one that holds: the renderings must carry the failure, and the
 // exit code must be 1.
-const char* const kBroken = R"({"name": "rendered", "op": "sum", "implementations": ["aten"],
+const char* const kRendered = R"({"name": "rendered", "op": "sum", "implementations": ["aten"],
   "sweep": {"rows": [4096], "N": [8]},
   "checks": [{"kind": "determinism", "expect": {"aten": "holds"}},
              {"kind": "reference", "compare": "bitwise", "expect": {"aten": "holds"}}]})";
@@ -34,7 +34,7 @@ TEST_F(RenderCli, RunWritesAllThreeBesideItsReport) {
 }
 
 TEST_F(RenderCli, ABrokenPromiseIsAFailureInEveryRendering) {
-  write_text(contract, kBroken);
+  write_text(contract, kRendered);
   const Result r = samebits(run_args(contract) + flags("run"));
   EXPECT_EQ(r.exit_code, 1) << explain(r);
   const std::string junit = read_text(dir / "run.xml");
@@ -56,7 +56,7 @@ TEST_F(RenderCli, ABrokenPromiseIsAFailureInEveryRendering) {
 // `report render` of the run's report draws the same files as the run did, and exits with the
 // report's own code.
 TEST_F(RenderCli, ReportRenderDrawsWhatTheRunDrew) {
-  write_text(contract, kBroken);
+  write_text(contract, kRendered);
   ASSERT_EQ(samebits(run_args(contract) + flags("run")).exit_code, 1);
   const Result r = samebits("report render " + quoted(report) + flags("again"));
   EXPECT_EQ(r.exit_code, 1) << explain(r);

@@ -8,7 +8,7 @@
 namespace samebits {
 namespace {
 
-const char* const kContract = R"({"name": "shares", "op": "sum", "implementations": ["aten"],
+const char* const kShares = R"({"name": "shares", "op": "sum", "implementations": ["aten"],
   "sweep": {"rows": [2, 3], "N": [1, 7, 300]},
   "checks": [{"kind": "determinism", "expect": {"aten": "holds"}},
              {"kind": "reference", "compare": "bitwise", "expect": {"aten": "unknown"}},
@@ -44,10 +44,13 @@ class ShardCli : public CliTest {
  protected:
   void SetUp() override {
     CliTest::SetUp();
-    write_text(contract, kContract);
+    write_text(contract, kShares);
+  }
+  // The unsharded run, for the tests that compare with it.
+  Json whole() {
     const Result r = samebits(run_args(contract));
-    ASSERT_EQ(r.exit_code, 0) << explain(r);
-    whole = Json::parse(read_text(report));
+    EXPECT_EQ(r.exit_code, 0) << explain(r);
+    return Json::parse(read_text(report));
   }
   Json share(const std::string& how, const fs::path& out, const std::string& env = "") {
     const Result r = samebits_with_env(
@@ -72,7 +75,6 @@ class ShardCli : public CliTest {
     r.err = read_text(err);
     return r;
   }
-  Json whole;
 };
 
 // Three shares: disjoint, together every case, each in plan order.
@@ -83,7 +85,7 @@ TEST_F(ShardCli, SharesPartitionTheCases) {
     EXPECT_EQ(part["settings"]["shard"], std::to_string(i) + "/3");
     for (const auto& id : ids(part)) seen.insert(id);
   }
-  const auto all = ids(whole);
+  const auto all = ids(whole());
   EXPECT_EQ(seen, std::multiset<std::string>(all.begin(), all.end()));
 }
 
@@ -98,14 +100,15 @@ TEST_F(ShardCli, MergeOfEveryShareEqualsTheUnshardedRun) {
   const Result r = samebits("report merge" + parts + " -o " + quoted(merged));
   EXPECT_EQ(r.exit_code, 0) << explain(r);
   const Json m = Json::parse(read_text(merged));
-  EXPECT_EQ(verdicts_and_digests(m), verdicts_and_digests(whole));
-  EXPECT_EQ(m["summary"]["cases"], whole["summary"]["cases"]);
+  const Json unsharded = whole();
+  EXPECT_EQ(verdicts_and_digests(m), verdicts_and_digests(unsharded));
+  EXPECT_EQ(m["summary"]["cases"], unsharded["summary"]["cases"]);
   // Negative control: leaving a share out is said, and the report differs.
   const fs::path partial = dir / "partial.json";
   const Result missing = samebits("report merge " + quoted(dir / "part0.json") + " " +
                                   quoted(dir / "part1.json") + " -o " + quoted(partial));
   EXPECT_NE(missing.out.find("are in none of these reports"), std::string::npos) << missing.out;
-  EXPECT_NE(verdicts_and_digests(Json::parse(read_text(partial))), verdicts_and_digests(whole));
+  EXPECT_NE(verdicts_and_digests(Json::parse(read_text(partial))), verdicts_and_digests(unsharded));
 }
 
 // The merge orders and counts by the plan the shares record: shares of a filtered run merge into

@@ -2,7 +2,9 @@
 // run would refuse (a dtype, a size, a missing axis, a device) refused first, with exit 2.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tests/cli/cli_fixture.h"
@@ -29,11 +31,30 @@ class ValidateCli : public CliTest {
   }
   // Exit 2 from validate, and from run before any case (no report), each saying `says`.
   void refused_everywhere(const fs::path& path, const std::string& says) {
-    for (const std::string& command : {"validate " + quoted(path), run_args(path)}) {
-      const Result r = samebits(command);
-      EXPECT_EQ(r.exit_code, 2) << command << "\n" << explain(r);
-      EXPECT_NE(r.err.find(says), std::string::npos) << command << "\n" << explain(r);
-      EXPECT_EQ(r.err.find("internal error"), std::string::npos) << explain(r);
+    refused_everywhere({{path, says}});
+  }
+  // The same for several files, each with what it says: validate takes them at once (it reports
+  // every broken file, each on a line naming it), run one by one (it stops at the first).
+  void refused_everywhere(const std::vector<std::pair<fs::path, std::string>>& refusals) {
+    std::string files;
+    for (const auto& [path, says] : refusals) files += " " + quoted(path);
+    const Result all = samebits("validate" + files);
+    EXPECT_EQ(all.exit_code, 2) << explain(all);
+    EXPECT_EQ(all.err.find("internal error"), std::string::npos) << explain(all);
+    const auto named = lines(all.err);
+    for (const auto& [path, says] : refusals) {
+      EXPECT_TRUE(std::any_of(named.begin(), named.end(),
+                              [&](const std::string& line) {
+                                return line.rfind(path.string() + ": ", 0) == 0 &&
+                                       line.find(says) != std::string::npos;
+                              }))
+          << path << " does not say " << says << "\n"
+          << explain(all);
+      EXPECT_EQ(all.out.find("ok: " + path.string()), std::string::npos) << explain(all);
+      const Result run = samebits(run_args(path));
+      EXPECT_EQ(run.exit_code, 2) << path << "\n" << explain(run);
+      EXPECT_NE(run.err.find(says), std::string::npos) << path << "\n" << explain(run);
+      EXPECT_EQ(run.err.find("internal error"), std::string::npos) << explain(run);
     }
     EXPECT_FALSE(fs::exists(report)) << "refused before any case ran";
   }
@@ -92,6 +113,7 @@ TEST_F(ValidateCli, DtypeTheOpDoesNotTakeIsRefused) {
   struct Bad {
     std::string op, impl, sweep, dtype;
   };
+  std::vector<std::pair<fs::path, std::string>> refusals;
   for (const Bad& b :
        {Bad{"softmax", "aten", R"({"N": [8], "dtype": ["float8_e4m3fn"]})", "float8_e4m3fn"},
         Bad{"log_softmax", "aten", R"({"N": [8], "dtype": ["float8_e5m2"]})", "float8_e5m2"},
@@ -99,10 +121,11 @@ TEST_F(ValidateCli, DtypeTheOpDoesNotTakeIsRefused) {
         Bad{"topk", "aten.topk", R"({"N": [8], "k": [2], "dtype": ["int32"]})", "int32"},
         Bad{"sum", "aten", R"({"N": [8], "dtype": ["float8_e4m3fn"]})", "float8_e4m3fn"},
         Bad{"rmsnorm", "aten.composed", R"({"D": [8], "dtype": ["int64"]})", "int64"}}) {
-    refused_everywhere(contract_file(b.op, b.op, b.sweep, kDeterminism, b.impl),
-                       "/sweep/dtype/0: op " + b.op + " does not take dtype \"" + b.dtype +
-                           "\"; accepted: float32, float16, bfloat16, float64");
+    refusals.emplace_back(contract_file(b.op, b.op, b.sweep, kDeterminism, b.impl),
+                          "/sweep/dtype/0: op " + b.op + " does not take dtype \"" + b.dtype +
+                              "\"; accepted: float32, float16, bfloat16, float64");
   }
+  refused_everywhere(refusals);
   const Result control = samebits(
       "validate " +
       quoted(contract_file("ok", "softmax", R"({"N": [8], "dtype": ["float64"]})", kDeterminism)));
@@ -114,26 +137,30 @@ TEST_F(ValidateCli, DtypeTheOpDoesNotTakeIsRefused) {
 // value's JSON path; modest amounts (the controls) are not.
 TEST_F(ValidateCli, LayoutAmountsAndLengthsMeetTheSizeGuard) {
   const std::string big = "1099511627776";  // 2^40
-  for (const std::string& layout : {"strided:" + big, "offset:" + big, "padded:" + big}) {
-    refused_everywhere(sum_file("layout", R"({"rows": [2], "N": [8]})",
-                                R"({"layout": ["strided:1", ")" + layout + R"("]})"),
-                       "/checks/0/sweep/layout/1: impossible point rows=2,N=8,layout=" + layout +
-                           " on cpu: layout \"" + layout + "\": one call would hold ");
+  std::vector<std::pair<fs::path, std::string>> refusals;
+  for (const char* kind : {"strided", "offset", "padded"}) {
+    const std::string layout = std::string(kind) + ":" + big;
+    refusals.emplace_back(sum_file(std::string("layout_") + kind, R"({"rows": [2], "N": [8]})",
+                                   R"({"layout": ["strided:1", ")" + layout + R"("]})"),
+                          "/checks/0/sweep/layout/1: impossible point rows=2,N=8,layout=" + layout +
+                              " on cpu: layout \"" + layout + "\": one call would hold ");
   }
   // 2^26 rows of 64 columns (2^32 elements) are at the limit; strided:1 widens each row.
-  refused_everywhere(
+  refusals.emplace_back(
       sum_file("rows", R"({"rows": [67108864], "N": [64]})", R"({"layout": ["strided:1"]})"),
       "layout \"strided:1\": one call would hold 4.36e+09 elements");
-  refused_everywhere(
+  refusals.emplace_back(
       contract_file("lengths", "softmax", R"({"N": [8]})",
                     R"("kind": "padding_invariance", "sweep": {"padding": ["right"], )"
                     R"("lengths": [[3, 5], [7, 1099511627776]]})"),
       "/checks/0/sweep/lengths/1: impossible point N=8,padding=right,lengths=7_1099511627776 on "
       "cpu: lengths up to 1099511627776: one call would hold 2.2e+12 elements");
   // An amount past int64 is no layout at all (it was an internal error).
-  refused_everywhere(sum_file("overflow", R"({"rows": [2], "N": [8]})",
-                              R"({"layout": ["strided:99999999999999999999"]})"),
-                     "/checks/0/sweep/layout/0: unknown layout \"strided:99999999999999999999\"");
+  refusals.emplace_back(
+      sum_file("overflow", R"({"rows": [2], "N": [8]})",
+               R"({"layout": ["strided:99999999999999999999"]})"),
+      "/checks/0/sweep/layout/0: unknown layout \"strided:99999999999999999999\"");
+  refused_everywhere(refusals);
   const Result control =
       samebits("validate " +
                quoted(sum_file("fine", R"({"rows": [2], "N": [8]})",
