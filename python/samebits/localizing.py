@@ -172,6 +172,20 @@ class _Regions:
             h.remove()
 
 
+def _check_output(path: Optional[PathLike], argument: str) -> None:
+    """An output the finding is written to: refused before the model runs, never after."""
+    if not path:
+        return
+    target = os.path.abspath(os.fspath(path))
+    folder = os.path.dirname(target)
+    if os.path.isdir(target):
+        raise ContractError(f"samebits.localize: {argument}={os.fspath(path)!r} is a folder; "
+                            "give a file path")
+    if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
+        raise ContractError(f"samebits.localize: {argument}={os.fspath(path)!r}: its folder "
+                            f"{folder!r} does not exist or cannot be written")
+
+
 def _sync(args: Tuple[Any, ...]) -> None:
     if any(t.is_cuda for t in _tensors(args)):
         torch.cuda.synchronize()
@@ -207,6 +221,8 @@ def localize(model: Callable[..., Any], item: Any, batch: Any, *,
         raise ContractError(f"samebits.localize: model must be callable, got "
                             f"{type(model).__name__}")
     batch_args = _as_args(batch, "batch")
+    _check_output(report, "report")
+    _check_output(html, "html")
     if compare == "run_vs_run":
         item_args = batch_args
         rows = rows if rows is not None else Packed(0, length=_tensors(batch_args)[0].shape[0])

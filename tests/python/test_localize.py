@@ -100,6 +100,11 @@ def test_bad_arguments_are_refused_before_the_model_runs(packed):
         samebits.localize(model, packed[:2], "x", rows=samebits.Packed(0))
     with pytest.raises(samebits.ContractError, match="rows must be samebits.Packed"):
         samebits.localize(model, packed[:2], packed, rows=(0, 2))
+    with pytest.raises(samebits.ContractError, match="report=.*does not exist"):
+        samebits.localize(model, packed[:2], packed, rows=samebits.Packed(0),
+                          report="/nonexistent-folder/f.json")
+    with pytest.raises(samebits.ContractError, match="html=.*is a folder"):
+        samebits.localize(model, packed[:2], packed, rows=samebits.Packed(0), html="/tmp")
     assert calls == []
 
 
