@@ -127,7 +127,9 @@ std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
   read_schema(fn, *ctx);
   for (std::size_t i = 0; i < s->regions.size(); ++i)
     r.region += (i > 0 ? "/" : "") + s->regions[i];
-  if (s->options.context) r.stack = s->options.context();
+  // The caller's context of the ops it calls itself (the only ones a finding shows): a nested op's
+  // would be the same stack, asked again (a Python hook takes the GIL each time).
+  if (s->options.context && r.depth == 0) r.stack = s->options.context();
   for_each_tensor(fn.inputs(), [&](const at::Tensor& t) {
     r.inputs.push_back(meta_of(t));
     if (t.has_storage()) ctx->input_storages.push_back(t.storage().unsafeGetStorageImpl());

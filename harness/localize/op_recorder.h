@@ -13,7 +13,7 @@ namespace samebits::localize {
 struct RecorderOptions {
   RowMap map;                            // where the item's rows lie in this run
   bool capture_kernels = false;          // CUDA: which kernels each op launched (CUPTI)
-  std::function<std::string()> context;  // called at each op's start: a Python stack, say
+  std::function<std::string()> context;  // called at each top-level op's start: a Python stack
 };
 
 // While it lives, every op dispatched on the constructing thread is recorded (the recorder's own

@@ -57,6 +57,7 @@ TEST(Recorder, RecordsTheCallTreeAndRegionsButNotItsOwnOps) {
   ASSERT_FALSE(inside.empty());
   for (const auto i : inside) {
     EXPECT_GT(r.ops[i].depth, 0) << r.ops[i].name;
+    EXPECT_TRUE(r.ops[i].stack.empty()) << "the hook is asked for top-level ops only";
     for (const auto& o : r.ops[i].outputs) EXPECT_FALSE(o.item.rows.defined()) << r.ops[i].name;
   }
   for (const auto& op : r.ops) {
