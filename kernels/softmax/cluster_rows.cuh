@@ -1,4 +1,4 @@
-// Rows longer than 8192, each split over a cluster of 8 blocks by partial: block b owns partials
+// Rows longer than 32768, each split over a cluster of 8 blocks by partial: block b owns partials
 // 512 b .. 512 b + 511 (logical threads 128 b ..), holds its elements in shared memory, once read.
 #pragma once
 
@@ -14,7 +14,6 @@ namespace samebits::kernels::softmax_device {
 
 inline constexpr int kClusterBlocks = 8;
 inline constexpr int kSlice = kPartials / kClusterBlocks;  // partials of a block: 512
-inline constexpr int kSliceThreads = kSlice;               // a thread per partial
 inline constexpr int kSliceQuads = kSlice / 4;             // quads of a block in one period
 inline constexpr int kLoadUnroll = 2;                      // loads of a thread in flight
 
@@ -57,21 +56,26 @@ __device__ __forceinline__ void wait_own_copies() {
 }
 
 // Step 2's partial P = 512 b + t adds, in ascending period k, e = exp_invariant(x - m) of the
-// row's element 4096 k + P: one thread per partial, the same chain of adds as the twin. Step 3's
-// tree: q_T = (P_4T + P_4T+1) + (P_4T+2 + P_4T+3) by two shuffles down; the warp sums of the
+// row's element 4096 k + P: the same chain of adds as the twin, in the thread that owns t. A block
+// of kThreads = 512 owns one partial a thread; of 256, two (t and t + 256: the same chains, half
+// the threads, so twice the rows fit on the GPU at once; the launch picks by the row count). Step
+// 3's tree: q_T = (P_4T + P_4T+1) + (P_4T+2 + P_4T+3) by two shuffles down; the warp sums of the
 // block's 4 tree warps (T = 128 b .. 128 b + 127) by shuffles down as block_tree; the 32 warp
 // sums, 4 from each block of the cluster, by an xor butterfly in every warp (the tree's value:
 // short_rows.cuh says why). The max, order-free, over the cluster's shared memory.
-template <typename In, typename Out, bool kLog>
-__global__ void __cluster_dims__(kClusterBlocks, 1, 1) __launch_bounds__(kSliceThreads, 3)
-    softmax_cluster_rows(const In* __restrict__ x, std::int64_t rows, std::int64_t n,
-                         std::int64_t row_stride, Out* __restrict__ out,
-                         std::int64_t out_row_stride) {
+template <typename In, typename Out, bool kLog, int kThreads>
+__global__ void __cluster_dims__(kClusterBlocks, 1, 1)
+    __launch_bounds__(kThreads, kThreads == kSlice ? 3 : 4)
+        softmax_cluster_rows(const In* __restrict__ x, std::int64_t rows, std::int64_t n,
+                             std::int64_t row_stride, Out* __restrict__ out,
+                             std::int64_t out_row_stride) {
   namespace cg = cooperative_groups;
+  static_assert(kThreads == kSlice || kThreads == kSlice / 2, "a thread owns one or two partials");
+  constexpr int kOwned = kSlice / kThreads;  // partials of a thread: tid + kThreads j
   constexpr bool kKeepE = !kLog && std::is_same<In, float>::value;
   extern __shared__ float4 held_storage[];
   In* held = reinterpret_cast<In*>(held_storage);
-  __shared__ float warp_max[kSliceThreads / kWarp];
+  __shared__ float warp_max[kThreads / kWarp];
   __shared__ float quad_sum[kSlice / 4];
   __shared__ float warp_sum[kSlice / 4 / kWarp];
   __shared__ float block_max_slot;
@@ -80,11 +84,11 @@ __global__ void __cluster_dims__(kClusterBlocks, 1, 1) __launch_bounds__(kSliceT
   const int tid = threadIdx.x, lane = tid % kWarp, warp = tid / kWarp;
   const int periods = static_cast<int>((n + kPartials - 1) / kPartials);
   const int quads = periods * kSliceQuads;
-  // Thread tid's quads are q = tid + 512 u: period tid / 128 + 4 u, the row's elements base +
-  // 16384 u (kSliceThreads = 4 kSliceQuads).
+  // Thread tid's quads are q = tid + kThreads u: period tid / 128 + (kThreads / 128) u, the row's
+  // elements base + kStride u.
   const std::int64_t base =
       std::int64_t{kPartials} * (tid / kSliceQuads) + b * kSlice + 4 * (tid % kSliceQuads);
-  constexpr std::int64_t kStride = std::int64_t{kPartials} * (kSliceThreads / kSliceQuads);
+  constexpr std::int64_t kStride = std::int64_t{kPartials} * (kThreads / kSliceQuads);
   for (std::int64_t r = blockIdx.x / kClusterBlocks; r < rows; r += gridDim.x / kClusterBlocks) {
     const In* row = x + r * row_stride;
     const bool whole = quad_aligned(row) && n % 4 == 0;
@@ -93,7 +97,7 @@ __global__ void __cluster_dims__(kClusterBlocks, 1, 1) __launch_bounds__(kSliceT
     if (whole) {
       // Every quad of the block's share in flight at once; past the row's end, -inf.
       std::int64_t i = base;
-      for (int q = tid; q < quads; q += kSliceThreads, i += kStride) {
+      for (int q = tid; q < quads; q += kThreads, i += kStride) {
         if (i < n) {
           copy_quad_async(held, q, row + i);
         } else {
@@ -102,23 +106,23 @@ __global__ void __cluster_dims__(kClusterBlocks, 1, 1) __launch_bounds__(kSliceT
         }
       }
       wait_own_copies();
-      for (int q = tid; q < quads; q += kSliceThreads) {
+      for (int q = tid; q < quads; q += kThreads) {
         float v[4];
         held_quad(held, q, v);
 #pragma unroll
         for (int j = 0; j < 4; ++j) m = max_device(m, v[j]);
       }
     } else {
-      for (int q0 = tid; q0 < quads; q0 += kLoadUnroll * kSliceThreads) {
+      for (int q0 = tid; q0 < quads; q0 += kLoadUnroll * kThreads) {
         float v[kLoadUnroll][4];
 #pragma unroll
         for (int u = 0; u < kLoadUnroll; ++u) {
-          const int q = q0 + u * kSliceThreads;
-          if (q < quads) load4w(row, base + (q - tid) / kSliceThreads * kStride, n, whole, v[u]);
+          const int q = q0 + u * kThreads;
+          if (q < quads) load4w(row, base + (q - tid) / kThreads * kStride, n, whole, v[u]);
         }
 #pragma unroll
         for (int u = 0; u < kLoadUnroll; ++u) {
-          const int q = q0 + u * kSliceThreads;
+          const int q = q0 + u * kThreads;
           if (q < quads) {
             hold(held, q, v[u]);
 #pragma unroll
@@ -134,7 +138,7 @@ __global__ void __cluster_dims__(kClusterBlocks, 1, 1) __launch_bounds__(kSliceT
     if (tid == 0) {
       float bm = -infinity();
 #pragma unroll
-      for (int w = 0; w < kSliceThreads / kWarp; ++w) bm = max_device(bm, warp_max[w]);
+      for (int w = 0; w < kThreads / kWarp; ++w) bm = max_device(bm, warp_max[w]);
       block_max_slot = bm;
     }
     cluster.sync();
@@ -146,17 +150,25 @@ __global__ void __cluster_dims__(kClusterBlocks, 1, 1) __launch_bounds__(kSliceT
     // Step 2: partial 512 b + tid, its element of period k at held[512 k + tid] (past the row's
     // end: -inf, an exact +0 added). Softmax over float32 keeps e in place of x for the output;
     // over 16-bit rows (held in half the bytes) it computes e again there, the same bits.
-    float acc = 0.0f;
+    float acc[kOwned];
+#pragma unroll
+    for (int j = 0; j < kOwned; ++j) acc[j] = 0.0f;
 #pragma unroll 4
     for (int k = 0; k < periods; ++k) {
-      In& cell = held[k * kSlice + tid];
-      const float e = exp_nonpositive(widen(cell) - m);
-      acc = acc + e;
-      if constexpr (kKeepE) cell = e;
+#pragma unroll
+      for (int j = 0; j < kOwned; ++j) {
+        In& cell = held[k * kSlice + tid + kThreads * j];
+        const float e = exp_nonpositive(widen(cell) - m);
+        acc[j] = acc[j] + e;
+        if constexpr (kKeepE) cell = e;
+      }
     }
-    const float pair = acc + __shfl_down_sync(0xffffffffu, acc, 1);
-    const float q = pair + __shfl_down_sync(0xffffffffu, pair, 2);
-    if (tid % 4 == 0) quad_sum[tid / 4] = q;
+#pragma unroll
+    for (int j = 0; j < kOwned; ++j) {
+      const float pair = acc[j] + __shfl_down_sync(0xffffffffu, acc[j], 1);
+      const float q = pair + __shfl_down_sync(0xffffffffu, pair, 2);
+      if (tid % 4 == 0) quad_sum[(tid + kThreads * j) / 4] = q;
+    }
     __syncthreads();
     if (tid < kSlice / 4) {
       float ws = quad_sum[tid];
@@ -177,7 +189,7 @@ __global__ void __cluster_dims__(kClusterBlocks, 1, 1) __launch_bounds__(kSliceT
     const bool out_whole = quad_aligned(out_row) && n % 4 == 0;
     const bool nan_row = is_nan(s);
     std::int64_t i = base;
-    for (int q0 = tid; q0 < quads; q0 += kSliceThreads, i += kStride) {
+    for (int q0 = tid; q0 < quads; q0 += kThreads, i += kStride) {
       float v[4];
       held_quad(held, q0, v);
 #pragma unroll

@@ -227,14 +227,28 @@ Status launch(const SoftmaxProblem& p, cudaStream_t stream) {
         <<<grid, 1024, 0, stream>>>(x, p.rows, p.length, p.row_stride, out, p.out_row_stride);
   } else {
     // A cluster of 8 blocks per row where its share fits in shared memory (by the length and the
-    // device alone), else one block of 1024 threads reading the row three times.
-    auto* kernel = softmax_cluster_rows<In, Out, kLog>;
+    // device alone), else one block of 1024 threads reading the row three times. The cluster's
+    // blocks are 512 threads while every row's cluster fits on the GPU at once, else 256 where
+    // those hold more rows at once (the same partials, tree and bits: cluster_rows.cuh).
+    auto* wide = softmax_cluster_rows<In, Out, kLog, kSlice>;
+    auto* narrow = softmax_cluster_rows<In, Out, kLog, kSlice / 2>;
     const std::size_t bytes = cluster_shared_bytes(p.length, sizeof(In));
-    const Status fits = allow_dynamic_shared_memory(kernel, bytes);
+    Status fits = allow_dynamic_shared_memory(wide, bytes);
+    if (fits == Status::ok) fits = allow_dynamic_shared_memory(narrow, bytes);
     if (fits == Status::ok) {
       const auto clusters = static_cast<unsigned>(std::min<std::int64_t>(p.rows, 1 << 16));
-      kernel<<<clusters * kClusterBlocks, kSliceThreads, bytes, stream>>>(
-          x, p.rows, p.length, p.row_stride, out, p.out_row_stride);
+      const std::int64_t wide_rows =
+          resident_blocks(reinterpret_cast<const void*>(wide), kSlice, bytes) / kClusterBlocks;
+      const std::int64_t narrow_rows =
+          resident_blocks(reinterpret_cast<const void*>(narrow), kSlice / 2, bytes) /
+          kClusterBlocks;
+      if (p.rows > wide_rows && narrow_rows > wide_rows) {
+        narrow<<<clusters * kClusterBlocks, kSlice / 2, bytes, stream>>>(
+            x, p.rows, p.length, p.row_stride, out, p.out_row_stride);
+      } else {
+        wide<<<clusters * kClusterBlocks, kSlice, bytes, stream>>>(
+            x, p.rows, p.length, p.row_stride, out, p.out_row_stride);
+      }
     } else if (fits == Status::invalid_argument) {
       softmax_rows<In, Out, kLog, 1024>
           <<<grid, 1024, 0, stream>>>(x, p.rows, p.length, p.row_stride, out, p.out_row_stride);

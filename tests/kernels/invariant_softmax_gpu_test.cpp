@@ -221,4 +221,24 @@ TEST(SoftmaxCudaEdgeTest, ExpAndLogMatchTheTwinBitwise) {
 }
 
 }  // namespace
+// Long rows, more of them than the 512-thread cluster holds at once on an H100 (49), so that they
+// take the 256-thread cluster (two partials a thread), and row 0 alone, which takes the 512-thread
+// one: the twin's bits either way.
+TEST(SoftmaxCudaEdgeTest, ManyLongRowsMatchTheTwin) {
+  SAMEBITS_REQUIRE_CUDA();
+  for (std::int64_t n : {40003, 128256}) {
+    for (at::ScalarType t : {at::kBFloat16, at::kFloat}) {
+      const at::Tensor x = logits(200, n, t, static_cast<std::uint64_t>(n));
+      const at::Tensor xc = x.cuda();
+      for (bool log : {false, true}) {
+        const at::Tensor twin = invariant_softmax(x, std::nullopt, log);
+        EXPECT_TRUE(same_bits(twin, invariant_softmax(xc, std::nullopt, log).cpu()))
+            << (log ? "log_softmax " : "softmax ") << n << " " << t;
+        EXPECT_TRUE(same_bits(twin[0], invariant_softmax(xc[0].clone(), std::nullopt, log).cpu()))
+            << "row 0 alone, " << (log ? "log_softmax " : "softmax ") << n << " " << t;
+      }
+    }
+  }
+}
+
 }  // namespace samebits
