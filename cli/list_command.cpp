@@ -1,7 +1,11 @@
 // `samebits list`: the ops with their implementations (and whether each can run here) and axes
-// (type, default, meaning), the check kinds with the axes they add, the generators, the contracts.
+// (type, default, meaning), the schema ops the extra suite names, the check kinds with the axes
+// they add and the shipped contracts using each, the generators, the contracts.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include <algorithm>
+#include <memory>
 
 #include "cases/dtypes.h"
 #include "cases/generators.h"
@@ -42,6 +46,59 @@ std::string help_text(const AxisSpec& a) {
   return fmt::format("{}: {}", a.help, fmt::join(choices, ", "));
 }
 
+// The contracts of one shipped suite ("suite:default" or "suite:extra").
+struct Suite {
+  std::string name;
+  std::vector<std::unique_ptr<Contract>> contracts;
+};
+
+std::vector<Suite> shipped_suites() {
+  std::vector<Suite> suites;
+  for (const char* name : {"suite:default", "suite:extra"})
+    suites.push_back({name, load_contracts({name})});
+  return suites;
+}
+
+// Each kind's checks, in order, once each.
+std::vector<std::string> kinds_of(const Contract& c) {
+  std::vector<std::string> kinds;
+  for (const auto& check : c.checks) {
+    const std::string kind = to_string(check.kind);
+    if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) kinds.push_back(kind);
+  }
+  return kinds;
+}
+
+// The schema ops (aten::NAME[.OVERLOAD]) the shipped suites name, with their contracts' checks.
+void print_schema_ops(const std::vector<Suite>& suites) {
+  fmt::print(
+      "\nschema ops (any ATen op by its schema name, from a contract that describes its "
+      "\"inputs\"; these are the shipped ones, `samebits list suite:extra` lists their cases):\n");
+  for (const auto& suite : suites) {
+    for (const auto& c : suite.contracts) {
+      if (!c->inputs) continue;
+      fmt::print("  {:<28} {} ({}): {}\n", c->op, c->name, suite.name,
+                 fmt::join(kinds_of(*c), ", "));
+    }
+  }
+}
+
+// The shipped contracts that use `kind`, by suite: "sum, topk (suite:default); ...".
+std::string users_of(CheckKind kind, const std::vector<Suite>& suites) {
+  std::vector<std::string> parts;
+  for (const auto& suite : suites) {
+    std::vector<std::string> names;
+    for (const auto& c : suite.contracts) {
+      const auto& checks = c->checks;
+      if (std::any_of(checks.begin(), checks.end(),
+                      [&](const CheckDecl& d) { return d.kind == kind; }))
+        names.push_back(c->name);
+    }
+    if (!names.empty()) parts.push_back(fmt::format("{} ({})", fmt::join(names, ", "), suite.name));
+  }
+  return parts.empty() ? "no shipped contract" : fmt::format("{}", fmt::join(parts, "; "));
+}
+
 void print_axes(const std::vector<AxisSpec>& axes, const char* indent) {
   for (const auto& a : axes) {
     fmt::print("{}{:<12} {:<9} {:<12} {}\n", indent, a.name, type_name(a.type), default_text(a),
@@ -69,11 +126,14 @@ int list(const std::vector<std::string>& paths) {
     print_axes(op->axes(), "      ");
     fmt::print("    checks: {}\n", fmt::join(checks, ", "));
   }
+  const std::vector<Suite> suites = shipped_suites();
+  print_schema_ops(suites);
   fmt::print("\ncheck kinds (what each compares, and the axes it adds beside the op's):\n");
   for (CheckKind kind : all_check_kinds()) {
     const CheckSpec& check = check_spec_for(kind);
     fmt::print("  {}: {}\n", to_string(kind), check.compares());
     print_axes(check.axes(), "      ");
+    fmt::print("    used by: {}\n", users_of(kind, suites));
   }
   fmt::print("\ngenerators:\n");
   for (const auto& g : generator_catalog()) fmt::print("  {:<10} {}\n", g.name, g.reason);
@@ -101,7 +161,9 @@ std::shared_ptr<int> setup_list_command(CLI::App& app) {
   auto paths = std::make_shared<std::vector<std::string>>();
   auto code = std::make_shared<int>(-1);
   auto* cmd = app.add_subcommand(
-      "list", "List ops (implementations, axes and defaults), check kinds, generators, contracts");
+      "list",
+      "List ops (implementations, axes and defaults), schema ops, check kinds (and the shipped "
+      "contracts using each), generators, contracts");
   cmd->add_option("contracts", *paths, "contract files or folders (default: embedded suite)");
   cmd->callback([paths, code] { *code = list(*paths); });
   return code;

@@ -21,16 +21,21 @@ Finding one(const DecoderSetup& s) {
                    {"device", choose_device(s.device).str()},
                    {"compare", to_string(s.compare)},
                    {"step", to_string(s.step)},
-                   {"batch", s.batch},
-                   {"item", s.item},
                    {"length", s.length},
-                   {"batch_tokens", runs.batch_tokens},
                    {"seed", std::to_string(s.seed)},
                    {"planted_layer", s.planted_layer}};
+  if (in_calls(s.compare)) {
+    f.subject["chunk"] = chunk_of(s);
+    f.subject["calls"] = runs.windows.size();
+  } else {
+    f.subject["batch"] = s.batch;
+    f.subject["item"] = s.item;
+    f.subject["batch_tokens"] = runs.batch_tokens;
+  }
   f.a = {runs.a_name, std::move(runs.a)};
   f.b = {runs.b_name, std::move(runs.b)};
   f.plain_ms = runs.plain_ms;
-  f.result = localize(f.a.recording, f.b.recording);
+  f.result = localize(f.a.recording, f.b.recording, runs.windows);
   return f;
 }
 

@@ -1,21 +1,29 @@
-// The decoder's two runs a comparison names, each under the recorder: the item alone and inside a
-// batch of others (alone_vs_batch), or the same batch twice (run_vs_run); one forward step each.
+// The decoder's two runs a comparison names, under the recorder: alone and in a batch, one batch
+// twice (one step each), or one prompt prefilled whole and in chunks or decode steps (calls).
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "harness/localize/divergence.h"
 #include "harness/localize/op_recorder.h"
 #include "harness/ops/decoder/op_mix.h"
 
 namespace samebits::localize {
 
-enum class Compare { alone_vs_batch, run_vs_run };
+enum class Compare { alone_vs_batch, run_vs_run, chunked_vs_whole, prefill_vs_decode };
 const std::vector<std::string>& compare_names();
-// Throws std::invalid_argument naming the accepted comparisons (and those not built yet).
+// Throws std::invalid_argument naming the accepted comparisons.
 Compare parse_compare(const std::string& name);
 std::string to_string(Compare compare);
+// Whether the comparison's run b is the item's prompt fed over several calls (chunks or steps).
+bool in_calls(Compare compare);
+
+// chunked_vs_whole's chunk where --chunk is not given: no divisor of the default length 24, and no
+// dim of either model, so a chunk's rows are never ambiguous.
+inline constexpr std::int64_t kDefaultChunk = 7;
 
 // The step recorded: every prompt prefilled at once, or, after each prompt was prefilled alone,
 // one decode step feeding each sequence one token (an engine's continuous batch).
@@ -38,6 +46,9 @@ struct DecoderSetup {
   std::int64_t length = 24;
   std::uint64_t seed = 0;           // weights, prompts and lengths
   std::int64_t planted_layer = -1;  // the planted control (decoder::OpMix::planted_layer)
+  // Prompt tokens per call of run b, where given: chunked_vs_whole takes 1 to length - 1 (none
+  // given: kDefaultChunk); no other comparison takes one (prefill_vs_decode's is 1).
+  std::optional<std::int64_t> chunk;
   bool capture_kernels = false;
   // Op families taken from samebits on top of the mix (decoder::kOpFamilies): "linear", ...
   std::vector<std::string> samebits_ops;
@@ -46,14 +57,19 @@ struct DecoderSetup {
 // The mix a setup runs: its named mix with samebits_ops swapped in and the planted layer.
 decoder::OpMix setup_mix(const DecoderSetup& s);
 
+// The prompt tokens per call of run b (0 where b is one call).
+std::int64_t chunk_of(const DecoderSetup& s);
+
 // Checks every field before any work: std::invalid_argument naming the field and what it accepts.
 void check_setup(const DecoderSetup& s);
 
 struct DecoderRuns {
-  std::string a_name, b_name;  // "alone" and "batch", or "run1" and "run2"
-  Recording a, b;
+  // "alone" and "batch", "run1" and "run2", "whole" and "chunked", or "prefill" and "decode"
+  std::string a_name, b_name;
+  Recording a, b;               // b: its calls joined (call_sequence.h), where it made several
+  std::vector<Window> windows;  // b's calls and the rows of a's each holds
   std::int64_t batch_tokens = 0;
-  double plain_ms = 0;  // the batched forward without the recorder (after one warm-up)
+  double plain_ms = 0;  // run b without the recorder (after one warm-up)
 };
 
 DecoderRuns record_decoder(const DecoderSetup& s);

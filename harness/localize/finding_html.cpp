@@ -171,6 +171,7 @@ std::string finding_html(const Finding& f) {
                        esc(full_name(op_of(f, c))), esc(op_of(f, c).region));
     out += side_table(f);
     if (l.first_diff) out += histogram(*l.first_diff);
+    if (f.rerun) out += fmt::format("<p><code>{}</code></p>\n", esc(rerun_line(*f.rerun)));
     out +=
         "<h2>Timeline from the first divergence</h2>\n<table><tr><th>#</th><th>op</th>"
         "<th>region</th><th>status</th></tr>\n";

@@ -154,6 +154,15 @@ void to_json(Json& j, const Finding& f) {
                          : u.moved   ? "moves on"
                                      : "stays"}});
   }
+  if (f.rerun) {
+    j["rerun"] =
+        Json{{"check", f.rerun->check},
+             {"contract", f.rerun->file.empty() ? Json(nullptr) : Json(f.rerun->file)},
+             {"command", f.rerun->command.empty() ? Json(nullptr) : Json(f.rerun->command)},
+             {"why_not", f.rerun->why_not.empty() ? Json(nullptr) : Json(f.rerun->why_not)}};
+  } else {
+    j["rerun"] = nullptr;
+  }
 }
 
 }  // namespace samebits::localize

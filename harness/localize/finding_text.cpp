@@ -26,6 +26,12 @@ std::string side_line(const Side& s, std::size_t index, std::size_t output) {
 
 }  // namespace
 
+std::string rerun_line(const Rerun& r) {
+  if (!r.why_not.empty()) return "rerun alone: no contract, " + r.why_not;
+  if (r.command.empty()) return fmt::format("rerun alone: a {} contract can, not written", r.check);
+  return fmt::format("rerun alone ({}): {}", r.check, r.command);
+}
+
 std::string summary_text(const Finding& f) {
   const Localization& l = f.result;
   std::string out = fmt::format(
@@ -55,6 +61,7 @@ std::string summary_text(const Finding& f) {
     }
     out += fmt::format("  later: {} more ops differ\n", l.differs - 1);
   }
+  if (f.rerun) out += rerun_line(*f.rerun) + "\n";
   for (const auto& u : f.follow_ups) {
     out += fmt::format(
         "with samebits {} ({}): {}\n", u.replaced, u.mix,

@@ -6,7 +6,9 @@
 #include <ATen/ATen.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "harness/localize/row_map.h"
@@ -17,6 +19,23 @@ namespace samebits::localize {
 struct TensorMeta {
   std::vector<std::int64_t> shape, strides;
   std::string dtype, device;
+  c10::ScalarType scalar_type = c10::ScalarType::Undefined;
+};
+
+// A non-tensor argument's value as the op received it: None, a bool, an integer, a floating
+// number, a string (a dtype as contracts name it: "bfloat16"), or a list of integers.
+using ArgValue = std::variant<std::monostate, bool, std::int64_t, double, std::string,
+                              std::vector<std::int64_t>>;
+
+// One argument of a top-level op, named by the op's schema: a tensor (its metadata in the op's
+// inputs), a value, or something neither describes (a tensor list, a Generator), and why.
+struct ArgRecord {
+  std::string name;                   // "self", "dim"
+  std::string type;                   // the schema's: "Tensor", "int[1]", "Scalar", "Tensor?"
+  std::optional<std::size_t> tensor;  // into OpRecord::inputs; none for an absent Tensor?
+  ArgValue value;                     // for a non-tensor argument
+  std::string not_described;          // why neither: "a Tensor[]"
+  bool defaults_to_none = false;      // the schema's default is None
 };
 
 struct OutputRecord {
@@ -38,6 +57,10 @@ struct OpRecord {
   std::string region;        // the user scopes it ran in, outermost first: "layer.1.mlp.up/linear"
   std::string stack;         // the caller's context (a Python stack) where a context hook is set
   std::vector<TensorMeta> inputs;
+  // The ops the callable calls itself (depth 0) with a schema: every argument in the schema's
+  // order, and the names of its returns ("out0" where unnamed). Empty for nested calls.
+  std::vector<ArgRecord> args;
+  std::vector<std::string> returns;
   std::vector<OutputRecord> outputs;
   std::vector<KernelLaunch> kernels;  // tagged to this op itself, where kernel capture runs
 };

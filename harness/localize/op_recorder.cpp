@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "cases/dtypes.h"
 #include "harness/kernel_capture.h"
 
 namespace samebits::localize {
@@ -37,6 +38,7 @@ TensorMeta meta_of(const at::Tensor& t) {
   if (t.layout() == at::kStrided) m.strides = t.strides().vec();
   m.dtype = std::string(c10::toString(t.scalar_type()));
   m.device = t.device().str();
+  m.scalar_type = t.scalar_type();
   return m;
 }
 
@@ -88,6 +90,76 @@ void read_schema(const at::RecordFunction& fn, OpContext& ctx) {
     ctx.returns_view.push_back(r.alias_info() != nullptr && !r.alias_info()->isWrite());
 }
 
+// A non-tensor argument's value (a dtype by its contract name), or why it has none to give.
+void describe_value(const c10::Argument& a, const c10::IValue& v, ArgRecord& out) {
+  if (v.isNone()) return;
+  c10::TypePtr type = a.real_type();
+  if (type->kind() == c10::TypeKind::OptionalType)
+    type = type->castRaw<c10::OptionalType>()->getElementType();
+  const auto integer = [](const c10::IValue& e) -> std::optional<std::int64_t> {
+    if (e.isInt()) return e.toInt();
+    if (e.isSymInt()) return e.toSymInt().maybe_as_int();
+    return std::nullopt;
+  };
+  if (type->kind() == c10::TypeKind::ScalarTypeType && v.isInt()) {
+    try {
+      out.value = dtype_name(static_cast<c10::ScalarType>(v.toInt()));
+    } catch (const std::invalid_argument&) {
+      out.not_described = "a dtype no contract names";
+    }
+  } else if (v.isBool()) {
+    out.value = v.toBool();
+  } else if (v.isDouble()) {
+    out.value = v.toDouble();
+  } else if (const auto i = v.isInt() || v.isSymInt() ? integer(v) : std::nullopt) {
+    out.value = *i;
+  } else if (v.isString()) {
+    out.value = v.toStringRef();
+  } else if (v.isList() && !v.isTensorList()) {
+    std::vector<std::int64_t> list;
+    for (const c10::IValue& e : v.toListRef()) {
+      const auto n = integer(e);
+      if (!n) {
+        out.not_described = fmt::format("a {} of other than integers", type->str());
+        return;
+      }
+      list.push_back(*n);
+    }
+    out.value = std::move(list);
+  } else {
+    out.not_described = fmt::format("a {}", type->str());
+  }
+}
+
+// Every argument of a top-level op by its schema's names, tensors as indices into r.inputs (in
+// the order for_each_tensor visits them), and the names of its returns.
+void read_args(const c10::FunctionSchema& schema, c10::ArrayRef<const c10::IValue> values,
+               OpRecord& r) {
+  const auto& arguments = schema.arguments();
+  std::size_t tensors = 0;
+  for (std::size_t i = 0; i < arguments.size() && i < values.size(); ++i) {
+    const c10::Argument& a = arguments[i];
+    const c10::IValue& v = values[i];
+    ArgRecord arg;
+    arg.name = a.name();
+    arg.type = a.real_type()->str();
+    arg.defaults_to_none = a.default_value() && a.default_value()->isNone();
+    if (v.isTensor()) {
+      if (v.toTensor().defined()) arg.tensor = tensors++;
+    } else if (v.isTensorList()) {
+      for (const at::Tensor& t : v.toTensorVector()) tensors += t.defined() ? 1 : 0;
+      arg.not_described = "a list of tensors";
+    } else {
+      describe_value(a, v, arg);
+    }
+    r.args.push_back(std::move(arg));
+  }
+  for (std::size_t i = 0; i < schema.returns().size(); ++i) {
+    const auto& name = schema.returns()[i].name();
+    r.returns.push_back(name.empty() ? fmt::format("out{}", i) : name);
+  }
+}
+
 }  // namespace
 
 struct OpRecorder::State {
@@ -134,6 +206,9 @@ std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
     r.inputs.push_back(meta_of(t));
     if (t.has_storage()) ctx->input_storages.push_back(t.storage().unsafeGetStorageImpl());
   });
+  // What a contract needs to call it again alone: cheap, and kept for the callable's own ops only.
+  if (r.depth == 0)
+    if (const auto schema = fn.operator_schema()) read_args(*schema, fn.inputs(), r);
   s->open.push_back(ctx->start);
   // The op's own launches carry its tag; the recorder's digests at its end carry kOwnTag.
   if (s->capture) ctx->tag = std::make_unique<KernelCapture::Tag>(s->capture.get(), ctx->start + 1);

@@ -23,8 +23,8 @@ std::vector<std::int64_t> without_ones(at::IntArrayRef shape) {
   return out;
 }
 
-ItemRows kept(const at::Tensor& t) {
-  return {t.detach().clone(at::MemoryFormat::Contiguous), {}};
+ItemRows kept(const at::Tensor& t, std::int64_t dim) {
+  return {t.detach().clone(at::MemoryFormat::Contiguous), {}, dim};
 }
 
 }  // namespace
@@ -42,8 +42,8 @@ ItemRows item_rows(const at::Tensor& t, const RowMap& map) {
   const auto packed = dims_of_size(t, map.tokens, 0);
   // The item alone with one token: every size-1 dim is a candidate, and every row its own.
   const bool whole = map.sequences == 1 && map.offset == 0 && map.length == map.tokens;
-  if (whole && map.tokens == 1 && !packed.empty()) return kept(t);
-  if (packed.size() == 1) return kept(t.narrow(packed[0], map.offset, map.length));
+  if (whole && map.tokens == 1 && !packed.empty()) return kept(t, packed[0]);
+  if (packed.size() == 1) return kept(t.narrow(packed[0], map.offset, map.length), packed[0]);
   if (packed.size() > 1)
     return {{},
             fmt::format("ambiguous: dims {} and {} both have the run's {} rows", packed[0],
@@ -53,7 +53,8 @@ ItemRows item_rows(const at::Tensor& t, const RowMap& map) {
     if (batch.size() == 1) {
       const auto rows = dims_of_size(t, map.padded_rows, batch[0] + 1);
       if (rows.size() == 1)
-        return kept(t.select(batch[0], map.sequence).narrow(rows[0] - 1, 0, map.length));
+        return kept(t.select(batch[0], map.sequence).narrow(rows[0] - 1, 0, map.length),
+                    rows[0] - 1);
     }
     if (batch.size() > 1)
       return {{},

@@ -20,8 +20,9 @@ struct RowMap {
 RowMap whole_run(std::int64_t tokens);
 
 struct ItemRows {
-  at::Tensor rows;       // a detached copy; undefined when the output holds no item rows
-  std::string not_kept;  // why not: "no dim of the run's 40 tokens", "dims 0 and 2 both ..."
+  at::Tensor rows;        // a detached copy; undefined when the output holds no item rows
+  std::string not_kept;   // why not: "no dim of the run's 40 tokens", "dims 0 and 2 both ..."
+  std::int64_t dim = -1;  // the dim of rows the item's rows run along, where kept
 };
 
 // The item's rows of t: where the run is one token of the item alone, all of t if a dim has size

@@ -55,9 +55,11 @@ def check(fn: Callable[..., Any], contract_json: str, schema: str, *, source: st
     """Runs a contract whose op ("python::NAME", with `schema`) calls fn, as `samebits run` runs
     any contract."""
 
-def localize(a: Callable[[], None], b: Callable[[], None],
+def localize(a: Callable[[], None], b: List[Callable[[], None]],
              format_stack: Optional[Callable[[], str]], plain_ms: Optional[float], *,
-             a_map: Tuple[int, int, int, int, int, int], b_map: Tuple[int, int, int, int, int, int],
-             a_name: str, b_name: str, subject_json: str, capture_kernels: bool, report: str,
+             a_map: Tuple[int, int, int, int, int, int],
+             b_maps: List[Tuple[int, int, int, int, int, int]], call_name: str, a_name: str,
+             b_name: str, subject_json: str, capture_kernels: bool, report: str,
              html: str) -> str:
-    """Records a() and b() op by op and compares them on the item's rows: the finding's JSON."""
+    """Records a() and b's calls op by op and compares them on the item's rows: the finding's
+    JSON. With call_name, b's calls hold a's rows one after another ("call_name.j")."""

@@ -1,6 +1,6 @@
-# samebits.localize(): the first op where one item's bits diverge between two calls of a Python
-# model (the item alone and in a batch, or the same batch twice), by the engine of `samebits localize`.
-"""Where does an item's output first change when a batch surrounds it?
+# samebits.localize(): the first op where an item's bits diverge between two runs of a Python
+# model (alone vs batch, a batch twice, whole vs in calls), by `samebits localize`'s engine.
+"""Where does an item's output first change when a batch surrounds it, or when it is fed in chunks?
 
 ``samebits.localize`` calls the model twice under samebits' op recorder (every ATen op, C++ or
 Python alike, through RecordFunction), keeps each op's digest and the item's rows, lines the two
@@ -13,6 +13,13 @@ strides, dtypes and kernels, the Python stack of the call, a ULP histogram, then
     found.first["op"]             # the JSON of `samebits localize --report`
 
 Submodules of an ``nn.Module`` name the ops' regions (``layers.1``), as the C++ decoder's scopes do.
+
+For ``chunked_vs_whole`` and ``prefill_vs_decode`` run b is a sequence of calls on a stateful model
+(an engine's chunked prefill, or its decode steps), each holding the next rows of the whole call::
+
+    calls = [(x[:, i:i + 7], i) for i in range(0, x.shape[1], 7)]   # (tokens, start position)
+    found = samebits.localize(model, (x, 0), calls, rows=samebits.Padded(0),
+                              compare="chunked_vs_whole")
 """
 from __future__ import annotations
 
@@ -31,7 +38,12 @@ from .running import PathLike
 
 __all__ = ["Packed", "Padded", "Localization", "localize", "COMPARISONS"]
 
-COMPARISONS: Tuple[str, ...] = ("alone_vs_batch", "run_vs_run")
+COMPARISONS: Tuple[str, ...] = ("alone_vs_batch", "run_vs_run", "chunked_vs_whole",
+                                "prefill_vs_decode")
+
+# The comparisons whose run b is a sequence of calls: (run names, a call's name).
+_IN_CALLS = {"chunked_vs_whole": (("whole", "chunked"), "chunk"),
+             "prefill_vs_decode": (("prefill", "decode"), "step")}
 
 
 @dataclass(frozen=True)
@@ -128,6 +140,37 @@ def _maps(rows: Union[Packed, Padded], item: Tuple[Any, ...], batch: Tuple[Any, 
                         f"samebits.Padded(index, ...), got {type(rows).__name__}")
 
 
+def _whole(length: int) -> Tuple[int, int, int, int, int, int]:
+    return (length, 0, length, 1, 0, 0)
+
+
+def _call_maps(rows: Union[Packed, Padded, None], compare: str, item: Tuple[Any, ...],
+               calls: List[Tuple[Any, ...]]):
+    """The whole call's map and each call's, its rows the next ones of the whole call's."""
+    if rows is None or rows == Packed(0):
+        dim = 0
+    elif rows == Padded(0):
+        dim = 1
+    else:
+        raise ContractError(f"samebits.localize: rows= for {compare} must be None or "
+                            "samebits.Packed(0) (rows along dim 0) or samebits.Padded(0) (a "
+                            f"[1, rows, ...] batch of one sequence), got {rows!r}")
+    least = 2 if compare == "chunked_vs_whole" else 1
+    if len(calls) < least:
+        raise ContractError(f"samebits.localize: batch= for {compare} must be a sequence of at "
+                            f"least {least} calls, got {len(calls)}")
+    lengths = [_dim(_tensors(c)[0], dim, f"call {j}'s first tensor") for j, c in enumerate(calls)]
+    whole = _dim(_tensors(item)[0], dim, "item's first tensor")
+    if compare == "prefill_vs_decode" and any(n != 1 for n in lengths):
+        j = next(j for j, n in enumerate(lengths) if n != 1)
+        raise ContractError(f"samebits.localize: batch= for prefill_vs_decode feeds one row per "
+                            f"call (dim {dim}); call {j} has {lengths[j]}")
+    if sum(lengths) != whole:
+        raise ContractError(f"samebits.localize: batch='s calls hold {sum(lengths)} rows (dim "
+                            f"{dim}) and the whole call {whole}; accepted: as many")
+    return _whole(whole), [_whole(n) for n in lengths]
+
+
 _SKIP = (os.path.dirname(torch.__file__), os.path.dirname(__file__))
 
 
@@ -195,16 +238,31 @@ def localize(model: Callable[..., Any], item: Any, batch: Any, *,
              rows: Union[Packed, Padded, None] = None, compare: str = "alone_vs_batch",
              report: Optional[PathLike] = None, html: Optional[PathLike] = None,
              stacks: bool = True, kernels: bool = True) -> Localization:
-    """Find the first op whose output rows for one item differ between two calls of ``model``.
+    """Find the first op whose output rows for one item differ between two runs of ``model``.
 
     Args:
-        model: a function or ``nn.Module``; called as ``model(*item)`` and ``model(*batch)``.
-        item: the item alone: a tensor or a tuple of arguments (unused for ``run_vs_run``).
-        batch: the batch holding the item: a tensor or a tuple of arguments.
+        model: a function or ``nn.Module``; called as ``model(*item)`` and ``model(*batch)``, or
+            for ``chunked_vs_whole`` and ``prefill_vs_decode`` once per call of ``batch``.
+        item: the item alone: a tensor or a tuple of arguments (unused for ``run_vs_run``). For
+            ``chunked_vs_whole`` and ``prefill_vs_decode``: the whole call (the one-shot prefill).
+        batch: the batch holding the item: a tensor or a tuple of arguments. For
+            ``chunked_vs_whole`` and ``prefill_vs_decode``: a list of calls (each a tensor or a
+            tuple of arguments) made in order on a stateful model, whose rows are the next rows of
+            the whole call's: chunks (at least two), or one row per call (a decode step each). Each
+            call's arguments must say where it starts (a start position, a cache length), as an
+            engine's step does; every run starts from position 0, so a run's calls overwrite what
+            the run before left in the model's cache.
         rows: where the item lies in the batch: ``Packed(offset)`` (rows of a packed token dim) or
             ``Padded(index)`` (a sequence of a ``[B, S, ...]`` batch). For ``run_vs_run``, the
-            rows compared (default: all of them, ``Packed(0)`` over the whole batch).
-        compare: "alone_vs_batch" (item vs batch) or "run_vs_run" (the batch twice).
+            rows compared (default: all of them, ``Packed(0)`` over the whole batch). For
+            ``chunked_vs_whole`` and ``prefill_vs_decode``, the dim the calls' rows run along:
+            None or ``Packed(0)`` dim 0 of each call's first tensor, ``Padded(0)`` dim 1 (a
+            ``[1, S, ...]`` batch of one sequence); the calls' rows must add up to the whole's.
+        compare: one of :data:`COMPARISONS`: "alone_vs_batch" (item vs batch), "run_vs_run" (the
+            batch twice), "chunked_vs_whole" (the whole call vs its chunks) or "prefill_vs_decode"
+            (the whole call vs one row per call). Op k of a call is compared with op k of the
+            whole call on the call's rows; the first divergence is the first in (call, op) order,
+            its region prefixed with the call's name ("chunk.0/layers.1", "step.3/layers.0").
         report: write the finding's JSON here (``samebits.localize/1``, as the CLI's --report).
         html: write its self-contained HTML page here.
         stacks: record each op's Python stack (the innermost frames outside torch).
@@ -220,21 +278,32 @@ def localize(model: Callable[..., Any], item: Any, batch: Any, *,
     if not callable(model):
         raise ContractError(f"samebits.localize: model must be callable, got "
                             f"{type(model).__name__}")
-    batch_args = _as_args(batch, "batch")
-    _check_output(report, "report")
-    _check_output(html, "html")
-    if compare == "run_vs_run":
-        item_args = batch_args
-        rows = rows if rows is not None else Packed(0, length=_tensors(batch_args)[0].shape[0])
-        a_map, b_map = _maps(rows, batch_args, batch_args)
-        a_map, names = b_map, ("run1", "run2")
+    call_name = ""
+    if compare in _IN_CALLS:
+        if not isinstance(batch, (list, tuple)):
+            raise ContractError(f"samebits.localize: batch= for {compare} must be a list of "
+                                f"calls (each a tensor or a tuple of arguments), got "
+                                f"{type(batch).__name__}")
+        calls = [_as_args(c, f"batch[{j}]") for j, c in enumerate(batch)]
+        item_args = _as_args(item, "item")
+        names, call_name = _IN_CALLS[compare]
+        a_map, b_maps = _call_maps(rows, compare, item_args, calls)
+    elif compare == "run_vs_run":
+        calls = [_as_args(batch, "batch")]
+        item_args = calls[0]
+        rows = rows if rows is not None else Packed(0, length=_tensors(item_args)[0].shape[0])
+        _, b_map = _maps(rows, item_args, item_args)
+        a_map, b_maps, names = b_map, [b_map], ("run1", "run2")
     else:
+        calls = [_as_args(batch, "batch")]
         item_args = _as_args(item, "item")
         if rows is None:
             raise ContractError("samebits.localize: rows= is required for alone_vs_batch: "
                                 "samebits.Packed(offset) or samebits.Padded(index)")
-        a_map, b_map = _maps(rows, item_args, batch_args)
-        names = ("alone", "batch")
+        a_map, b_map = _maps(rows, item_args, calls[0])
+        b_maps, names = [b_map], ("alone", "batch")
+    _check_output(report, "report")
+    _check_output(html, "html")
 
     def call(args: Tuple[Any, ...], side: str) -> Callable[[], None]:
         def run() -> None:
@@ -250,19 +319,26 @@ def localize(model: Callable[..., Any], item: Any, batch: Any, *,
             _sync(args)
         return run
 
-    run_a, run_b = call(item_args, names[0]), call(batch_args, names[1])
-    run_b()  # warm-up: first-call costs land in no timing
+    run_a = call(item_args, names[0])
+    run_b = [call(args, f"{call_name}.{j}" if call_name else names[1])
+             for j, args in enumerate(calls)]
+    for run in run_b:  # warm-up: first-call costs land in no timing
+        run()
     begin = time.perf_counter()
-    run_b()
+    for run in run_b:
+        run()
     plain_ms = (time.perf_counter() - begin) * 1000
     subject = {"model": type(model).__qualname__, "compare": compare,
-               "device": str(_tensors(batch_args)[0].device), "rows": repr(rows)}
+               "device": str(_tensors(calls[0])[0].device), "rows": repr(rows)}
+    if call_name:
+        subject["calls"] = len(calls)
     regions = _Regions(model)
     try:
         text = _core.localize(run_a, run_b, _format_stack if stacks else None, plain_ms,
-                              a_map=a_map, b_map=b_map, a_name=names[0], b_name=names[1],
-                              subject_json=json.dumps(subject), capture_kernels=kernels and any(
-                                  t.is_cuda for t in _tensors(batch_args)),
+                              a_map=a_map, b_maps=b_maps, call_name=call_name, a_name=names[0],
+                              b_name=names[1], subject_json=json.dumps(subject),
+                              capture_kernels=kernels and any(
+                                  t.is_cuda for t in _tensors(calls[0])),
                               report=os.fspath(report) if report else "",
                               html=os.fspath(html) if html else "")
     finally:

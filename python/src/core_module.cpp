@@ -61,14 +61,16 @@ samebits::localize::RowMap row_map(const RowMapTuple& t) {
   return m;
 }
 
-std::string localize(const py::object& a, const py::object& b, const py::object& format_stack,
-                     std::optional<double> plain_ms, const RowMapTuple& a_map,
-                     const RowMapTuple& b_map, std::string a_name, std::string b_name,
+std::string localize(const py::object& a, const std::vector<py::object>& b,
+                     const py::object& format_stack, std::optional<double> plain_ms,
+                     const RowMapTuple& a_map, const std::vector<RowMapTuple>& b_maps,
+                     std::string call_name, std::string a_name, std::string b_name,
                      std::string subject_json, bool capture_kernels, std::string report,
                      std::string html) {
   samebits::LocalizeCall call;
   call.a_map = row_map(a_map);
-  call.b_map = row_map(b_map);
+  for (const auto& m : b_maps) call.b_maps.push_back(row_map(m));
+  call.call_name = std::move(call_name);
   call.a_name = std::move(a_name);
   call.b_name = std::move(b_name);
   call.subject_json = std::move(subject_json);
@@ -121,10 +123,11 @@ PYBIND11_MODULE(_core, m) {
         "runs any contract.");
   // Holds the GIL throughout: the recorder's callbacks are the calling thread's, and call Python.
   m.def("localize", &localize, py::arg("a"), py::arg("b"), py::arg("format_stack"),
-        py::arg("plain_ms"), py::kw_only(), py::arg("a_map"), py::arg("b_map"), py::arg("a_name"),
-        py::arg("b_name"), py::arg("subject_json"), py::arg("capture_kernels"), py::arg("report"),
-        py::arg("html"),
-        "Records a() and b() op by op and compares them on the item's rows: the finding's JSON.");
+        py::arg("plain_ms"), py::kw_only(), py::arg("a_map"), py::arg("b_maps"),
+        py::arg("call_name"), py::arg("a_name"), py::arg("b_name"), py::arg("subject_json"),
+        py::arg("capture_kernels"), py::arg("report"), py::arg("html"),
+        "Records a() and b's calls op by op and compares them on the item's rows: the finding's "
+        "JSON.");
   m.def("render", &samebits::render_report_file, py::arg("report_path"), py::arg("format"),
         py::arg("out"), py::call_guard<py::gil_scoped_release>(),
         "Writes a report's html, markdown or junit rendering to `out`.");

@@ -111,7 +111,7 @@ TEST(DecoderLocalize, BadSetupsNameTheirFlag) {
   s = invariant_setup();
   s.batch = 1;
   EXPECT_EQ(message(s), "--batch: 1 sequences; accepted: at least 2 for alone_vs_batch");
-  EXPECT_THROW(parse_compare("chunked_vs_whole"), std::invalid_argument);
+  EXPECT_THROW(parse_compare("sideways"), std::invalid_argument);
   EXPECT_THROW(parse_step("verify"), std::invalid_argument);
 }
 

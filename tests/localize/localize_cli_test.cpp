@@ -13,8 +13,13 @@ using LocalizeCli = CliTest;
 TEST_F(LocalizeCli, BadFlagsNameTheFlagAndTheAcceptedValues) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"--compare sideways",
-       "--compare: unknown \"sideways\"; accepted: alone_vs_batch, run_vs_run"},
-      {"--compare prefill_vs_decode", "--compare: not built yet in the C++ engine:"},
+       "--compare: unknown \"sideways\"; accepted: alone_vs_batch, run_vs_run, chunked_vs_whole, "
+       "prefill_vs_decode"},
+      // One row per comparison of calls; the rest of their checks run in-process (InCallsSetup).
+      {"--compare chunked_vs_whole --chunk 0", "--chunk: 0; accepted: 1 to 23 (fewer than"},
+      {"--compare prefill_vs_decode --chunk 1",
+       "--chunk: 1; accepted: only with --compare chunked_vs_whole (prefill_vs_decode feeds one "
+       "token per decode step)"},
       {"--model gpt2", "--model: unknown model \"gpt2\"; accepted: decoder:tiny, decoder:small"},
       {"--mix fast", "--mix: unknown decoder op mix \"fast\""},
       {"--batch 4 --item 4", "--item: 4; accepted: 0 to 3"},
@@ -61,6 +66,26 @@ TEST_F(LocalizeCli, ThePlantedControlIsReportedInJsonAndHtml) {
   EXPECT_NE(page.find("aten::sub.Tensor in layer.1.mlp_norm"), std::string::npos);
   EXPECT_EQ(page.find("<script"), std::string::npos);
   EXPECT_EQ(page.find("http://"), page.find("http://www.w3.org/2000/svg")) << "no other link";
+}
+
+// A run of calls through the flags, small (prefill_vs_decode's runs in-process): --chunk reaches
+// the engine, the planted control is named in the first chunk, on the sides the comparison names.
+TEST_F(LocalizeCli, ChunkedRunNamesThePlantInTheFirstChunk) {
+  const fs::path json = dir / "chunked.json";
+  const Result r = samebits(
+      "localize --mix samebits --length 7 --seed 3 --plant 0 --no-follow --device cpu "
+      "--compare chunked_vs_whole --chunk 3 --report " +
+      quoted(json));
+  ASSERT_EQ(r.exit_code, 0) << explain(r);
+  EXPECT_NE(r.out.find("aten::sub.Tensor in chunk.0/layer.0.mlp_norm"), std::string::npos) << r.out;
+  const Json j = Json::parse(read_text(json));
+  EXPECT_EQ(j["verdict"], "diverges");
+  EXPECT_EQ(j["first_divergence"]["region"], "chunk.0/layer.0.mlp_norm");
+  EXPECT_EQ(j["first_divergence"]["whole"]["region"], "layer.0.mlp_norm");
+  EXPECT_EQ(j["first_divergence"]["chunked"]["outputs"][0]["shape"], Json::parse("[3, 128]"));
+  EXPECT_EQ(j["sides"][1]["name"], "chunked");
+  EXPECT_EQ(j["subject"]["chunk"], 3);
+  EXPECT_EQ(j["subject"]["calls"], 3);
 }
 
 }  // namespace
