@@ -175,9 +175,12 @@ Json input_json(Frame& fr, const OpRecord& a, const OpRecord& b, std::size_t i,
   return Json{{"arg", x.name}, {"value", value_json(fr, x.value, y.value, what)}};
 }
 
+// Where the item sat in the model's batch: its packed rows' offset, or its padded sequence.
 std::string place_of(const RowMap& m) {
-  if (m.sequence == 0) return "first";
-  return m.sequence == m.sequences - 1 ? "last" : "middle";
+  const bool packed = m.sequences <= 1;
+  if (packed ? m.offset == 0 : m.sequence == 0) return "first";
+  const bool at_end = packed ? m.offset + m.length == m.tokens : m.sequence == m.sequences - 1;
+  return at_end ? "last" : "middle";
 }
 
 Json check_json(const Frame& fr, const Finding& f) {

@@ -60,6 +60,6 @@ def localize(a: Callable[[], None], b: List[Callable[[], None]],
              a_map: Tuple[int, int, int, int, int, int],
              b_maps: List[Tuple[int, int, int, int, int, int]], call_name: str, a_name: str,
              b_name: str, subject_json: str, capture_kernels: bool, report: str,
-             html: str) -> str:
+             html: str, rerun_contract: str) -> str:
     """Records a() and b's calls op by op and compares them on the item's rows: the finding's
     JSON. With call_name, b's calls hold a's rows one after another ("call_name.j")."""

@@ -88,6 +88,12 @@ class Localization:
         return self.json.get("first_divergence")
 
     @property
+    def rerun(self) -> Optional[Dict[str, Any]]:
+        """The first divergent op as a contract: its ``check`` kind, the ``contract`` file and the
+        ``command`` that reruns it alone, or ``why_not`` (None without a first divergence)."""
+        return self.json.get("rerun")
+
+    @property
     def timeline(self) -> List[Dict[str, Any]]:
         return self.json.get("timeline", [])
 
@@ -237,7 +243,8 @@ def _sync(args: Tuple[Any, ...]) -> None:
 def localize(model: Callable[..., Any], item: Any, batch: Any, *,
              rows: Union[Packed, Padded, None] = None, compare: str = "alone_vs_batch",
              report: Optional[PathLike] = None, html: Optional[PathLike] = None,
-             stacks: bool = True, kernels: bool = True) -> Localization:
+             rerun_contract: Optional[PathLike] = None, stacks: bool = True,
+             kernels: bool = True) -> Localization:
     """Find the first op whose output rows for one item differ between two runs of ``model``.
 
     Args:
@@ -265,6 +272,10 @@ def localize(model: Callable[..., Any], item: Any, batch: Any, *,
             its region prefixed with the call's name ("chunk.0/layers.1", "step.3/layers.0").
         report: write the finding's JSON here (``samebits.localize/1``, as the CLI's --report).
         html: write its self-contained HTML page here.
+        rerun_contract: where the first divergent ``aten::`` op goes as a schema contract that
+            ``samebits run FILE`` (or :func:`samebits.run`) reruns alone, as the CLI's
+            --rerun-contract; default ``first-divergence.json`` beside ``report`` (or ``html``),
+            none where neither is given. ``Localization.rerun`` says what was written, or why not.
         stacks: record each op's Python stack (the innermost frames outside torch).
         kernels: on CUDA, record each op's kernels (CUPTI).
 
@@ -304,6 +315,10 @@ def localize(model: Callable[..., Any], item: Any, batch: Any, *,
         b_maps, names = [b_map], ("alone", "batch")
     _check_output(report, "report")
     _check_output(html, "html")
+    if rerun_contract is None and (report or html):
+        rerun_contract = os.path.join(os.path.dirname(os.path.abspath(os.fspath(report or html))),
+                                      "first-divergence.json")
+    _check_output(rerun_contract, "rerun_contract")
 
     def call(args: Tuple[Any, ...], side: str) -> Callable[[], None]:
         def run() -> None:
@@ -340,7 +355,8 @@ def localize(model: Callable[..., Any], item: Any, batch: Any, *,
                               capture_kernels=kernels and any(
                                   t.is_cuda for t in _tensors(calls[0])),
                               report=os.fspath(report) if report else "",
-                              html=os.fspath(html) if html else "")
+                              html=os.fspath(html) if html else "",
+                              rerun_contract=os.fspath(rerun_contract) if rerun_contract else "")
     finally:
         regions.close()
     return Localization(json.loads(text), os.fspath(report) if report else None,

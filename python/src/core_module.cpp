@@ -66,7 +66,7 @@ std::string localize(const py::object& a, const std::vector<py::object>& b,
                      const RowMapTuple& a_map, const std::vector<RowMapTuple>& b_maps,
                      std::string call_name, std::string a_name, std::string b_name,
                      std::string subject_json, bool capture_kernels, std::string report,
-                     std::string html) {
+                     std::string html, std::string rerun_contract) {
   samebits::LocalizeCall call;
   call.a_map = row_map(a_map);
   for (const auto& m : b_maps) call.b_maps.push_back(row_map(m));
@@ -74,6 +74,7 @@ std::string localize(const py::object& a, const std::vector<py::object>& b,
   call.a_name = std::move(a_name);
   call.b_name = std::move(b_name);
   call.subject_json = std::move(subject_json);
+  call.rerun_contract = std::move(rerun_contract);
   call.capture_kernels = capture_kernels;
   call.report = std::move(report);
   call.html = std::move(html);
@@ -125,7 +126,7 @@ PYBIND11_MODULE(_core, m) {
   m.def("localize", &localize, py::arg("a"), py::arg("b"), py::arg("format_stack"),
         py::arg("plain_ms"), py::kw_only(), py::arg("a_map"), py::arg("b_maps"),
         py::arg("call_name"), py::arg("a_name"), py::arg("b_name"), py::arg("subject_json"),
-        py::arg("capture_kernels"), py::arg("report"), py::arg("html"),
+        py::arg("capture_kernels"), py::arg("report"), py::arg("html"), py::arg("rerun_contract"),
         "Records a() and b's calls op by op and compares them on the item's rows: the finding's "
         "JSON.");
   m.def("render", &samebits::render_report_file, py::arg("report_path"), py::arg("format"),

@@ -13,6 +13,7 @@
 #include "harness/localize/divergence.h"
 #include "harness/localize/finding.h"
 #include "harness/localize/op_recorder.h"
+#include "harness/localize/rerun_contract.h"
 
 namespace py = pybind11;
 
@@ -67,6 +68,7 @@ std::string run_localize(const py::object& a, const std::vector<py::object>& b,
   }
   f.plain_ms = plain_ms;
   f.result = localize::localize(f.a.recording, f.b.recording, windows);
+  localize::attach_rerun(f, call.rerun_contract);
   const std::string text = Json(f).dump(2) + "\n";
   if (!call.report.empty()) write_file_atomically(call.report, text);
   if (!call.html.empty()) write_file_atomically(call.html, localize::finding_html(f));

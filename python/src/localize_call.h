@@ -23,6 +23,9 @@ struct LocalizeCall {
   std::string subject_json;      // what ran, as Python describes it (a JSON object)
   bool capture_kernels = false;  // CUDA: the kernels each op launched (CUPTI)
   std::string report, html;      // where to write the finding ("" for none)
+  // Where the first divergent aten:: op goes as a contract that `samebits run` reruns alone
+  // (harness/localize/rerun_contract.h; "" writes none, the finding still says what it would be).
+  std::string rerun_contract;
 };
 
 // Calls a() and each of b (Python callables taking no arguments, one per map of b_maps) under the

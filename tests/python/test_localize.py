@@ -60,6 +60,29 @@ def test_the_planted_layer_is_named_with_its_line(packed, layer, tmp_path):
     assert "aten::sub.Tensor" in page and "<script" not in page
 
 
+def test_the_first_divergent_op_is_written_as_a_contract_that_fails_alone(packed, tmp_path):
+    # A scan over the batch's rows (a known answer: the item's rows alone hold only their own
+    # prefix) is the first divergent op; its contract, rerun alone, breaks batch invariance.
+    def scan(x):
+        return torch.cumsum(x, 0) * 2.0
+
+    found = samebits.localize(scan, packed[3:6], packed, rows=samebits.Packed(3),
+                              report=tmp_path / "f.json")
+    assert found.first["op"] == "aten::cumsum"
+    written = tmp_path / "first-divergence.json"
+    assert found.rerun["check"] == "batch_invariance" and found.rerun["why_not"] is None
+    assert found.rerun["contract"] == str(written) and str(written) in found.rerun["command"]
+    assert json.loads(written.read_text())["op"] == "aten::cumsum"
+    rerun = samebits.run(written, device="cpu")
+    assert rerun.exit_code == 1 and rerun.summary["violated"] > 0
+
+
+def test_a_row_wise_model_writes_no_contract(packed, tmp_path):
+    found = samebits.localize(Model(), packed[3:6], packed, rows=samebits.Packed(3),
+                              rerun_contract=tmp_path / "c.json")
+    assert found.rerun is None and not (tmp_path / "c.json").exists()
+
+
 def test_an_elementwise_model_is_identical_alone_and_in_a_batch(packed):
     found = samebits.localize(Model(), packed[3:6], packed, rows=samebits.Packed(3))
     assert found.verdict == "identical"
