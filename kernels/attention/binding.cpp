@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <string>
 
+#include "kernels/attention/binding_arguments.h"
 #include "kernels/attention/invariant_attention.h"
 #include "kernels/common/binding_support.h"
 
@@ -19,48 +20,12 @@ namespace samebits {
 namespace {
 
 namespace k = kernels;
-
-k::DType attention_dtype(const at::Tensor& q, const char* op) {
-  if (q.scalar_type() == at::kBFloat16) return k::DType::bf16;
-  if (q.scalar_type() == at::kHalf) return k::DType::f16;
-  TORCH_CHECK(false, "samebits.", op, ": q takes bfloat16 or float16, not ", q.scalar_type());
-}
-
-// k, v (and the rest) share q's dtype and device; the last dim is walked with stride 1.
-at::Tensor like_q(const at::Tensor& x, const char* name, const at::Tensor& q, const char* op) {
-  TORCH_CHECK(x.scalar_type() == q.scalar_type(), "samebits.", op, ": ", name,
-              " must have q's dtype ", q.scalar_type(), ", got ", x.scalar_type());
-  TORCH_CHECK(x.device() == q.device(), "samebits.", op, ": ", name, " must be on q's device ",
-              q.device(), ", got ", x.device());
-  return x.stride(-1) == 1 ? x : x.contiguous();
-}
-
-at::Tensor offsets_on(const at::Tensor& offsets, const char* name, std::int64_t sequences,
-                      const at::Tensor& q, const char* op) {
-  TORCH_CHECK(
-      offsets.scalar_type() == at::kLong && offsets.dim() == 1 && offsets.numel() == sequences + 1,
-      "samebits.", op, ": ", name, " must be int64 [B + 1], got ", offsets.scalar_type(), " ",
-      offsets.sizes());
-  TORCH_CHECK(offsets.device() == q.device(), "samebits.", op, ": ", name,
-              " must be on q's device ", q.device(), ", got ", offsets.device());
-  return offsets.contiguous();
-}
-
-// H, Hkv and d: supported, H a multiple of Hkv, d shared by q, k and v.
-void check_heads(std::int64_t heads, std::int64_t kv_heads, std::int64_t d, std::int64_t k_d,
-                 std::int64_t v_d, const char* op) {
-  TORCH_CHECK(k::attention_head_dim_supported(d), "samebits.", op,
-              ": head dim d must be 64, 128 or 256, got ", d);
-  TORCH_CHECK(k_d == d && v_d == d, "samebits.", op, ": q, k and v must share d = ", d, ", got k ",
-              k_d, " and v ", v_d);
-  TORCH_CHECK(heads >= 1 && heads <= 65535 && kv_heads >= 1 && heads % kv_heads == 0, "samebits.",
-              op, ": H (", heads, ") must be a multiple of Hkv (", kv_heads,
-              "), both in [1, 65535]");
-}
-
-float softmax_scale(std::optional<double> scale, std::int64_t d) {
-  return scale ? static_cast<float>(*scale) : 1.0f / std::sqrt(static_cast<float>(d));
-}
+using attention_checks::attention_dtype;
+using attention_checks::check_heads;
+using attention_checks::like_q;
+using attention_checks::offsets_on;
+using attention_checks::packed_queries;
+using attention_checks::softmax_scale;
 
 // A split or border workspace is worth at most this much (either only makes a launch faster, never
 // different: beyond it, the launch runs without).
@@ -121,17 +86,10 @@ k::AttentionProblem packed_problem(k::DType dtype, const at::Tensor& q, const at
   k::AttentionProblem p;
   p.dtype = dtype;
   p.algorithm = algorithm_for(q, q.size(2), scale);
-  p.sequences = q_offsets.numel() - 1;
-  p.heads = q.size(1);
   p.kv_heads = kv_heads;
-  p.head_dim = q.size(2);
-  p.scale = softmax_scale(scale, p.head_dim);
+  p.scale = softmax_scale(scale, q.size(2));
   p.causal = causal;
-  p.q = q.const_data_ptr();
-  p.q_offsets = q_offsets.const_data_ptr<std::int64_t>();
-  p.max_q_len = max_q_len;
-  p.q_token_stride = q.stride(0);
-  p.q_head_stride = q.stride(1);
+  packed_queries(p, q, q_offsets, max_q_len);
   return p;
 }
 
@@ -160,36 +118,13 @@ AttentionOutputs invariant_attention(const at::Tensor& q_in, const at::Tensor& k
   const at::Tensor q = rows_aligned(q_in.stride(-1) == 1 ? q_in : q_in.contiguous(), algorithm);
   const at::Tensor kk = rows_aligned(like_q(k_in, "k", q, op), algorithm);
   const at::Tensor v = rows_aligned(like_q(v_in, "v", q, op), algorithm);
-  const std::int64_t batch = q.size(0), heads = q.size(1), lq = q.size(2), d = q.size(3);
-  check_heads(heads, kk.size(1), d, kk.size(3), v.size(3), op);
-  TORCH_CHECK(kk.size(0) == batch && v.size(0) == batch && v.size(1) == kk.size(1) &&
-                  v.size(2) == kk.size(2),
-              "samebits.", op, ": k and v must be [B, Hkv, Lk, d] with B = ", batch, ", got ",
-              kk.sizes(), " and ", v.sizes());
-  TORCH_CHECK(batch <= 65535, "samebits.", op, ": at most 65535 sequences, got ", batch);
   k::AttentionProblem p;
   p.dtype = dtype;
   p.algorithm = algorithm;
-  p.sequences = batch;
-  p.heads = heads;
-  p.kv_heads = kk.size(1);
-  p.head_dim = d;
-  p.scale = softmax_scale(scale, d);
+  p.scale = softmax_scale(scale, q.size(3));
   p.causal = causal;
-  p.q = q.const_data_ptr();
-  p.q_len = p.max_q_len = lq;
-  p.q_seq_stride = q.stride(0);
-  p.q_head_stride = q.stride(1);
-  p.q_token_stride = q.stride(2);
-  p.k = kk.const_data_ptr();
-  p.v = v.const_data_ptr();
-  p.kv_len = p.max_kv_len = kk.size(2);
-  p.k_page_stride = kk.stride(0);
-  p.k_head_stride = kk.stride(1);
-  p.k_token_stride = kk.stride(2);
-  p.v_page_stride = v.stride(0);
-  p.v_head_stride = v.stride(1);
-  p.v_token_stride = v.stride(2);
+  attention_checks::dense_inputs(p, q, kk, v, op);
+  const std::int64_t batch = q.size(0), heads = q.size(1), lq = q.size(2), d = q.size(3);
   at::Tensor out = at::empty({batch, heads, lq, d}, q.options());
   at::Tensor lse = at::empty({batch, heads, lq}, q.options().dtype(at::kFloat));
   p.out_seq_stride = heads * lq * d;
@@ -214,26 +149,13 @@ AttentionOutputs invariant_attention_varlen(const at::Tensor& q_in, const at::Te
   const at::Tensor q = rows_aligned(q_in.stride(-1) == 1 ? q_in : q_in.contiguous(), algorithm);
   const at::Tensor kk = rows_aligned(like_q(k_in, "k", q, op), algorithm);
   const at::Tensor v = rows_aligned(like_q(v_in, "v", q, op), algorithm);
-  check_heads(q.size(1), kk.size(1), q.size(2), kk.size(2), v.size(2), op);
-  TORCH_CHECK(v.size(0) == kk.size(0) && v.size(1) == kk.size(1), "samebits.", op,
-              ": k and v must have the same shape, got ", kk.sizes(), " and ", v.sizes());
-  const std::int64_t sequences = q_offsets_in.numel() - 1;
-  TORCH_CHECK(sequences >= 0 && sequences <= 65535, "samebits.", op,
-              ": q_offsets must hold B + 1 entries with B in [0, 65535], got ",
-              q_offsets_in.numel());
-  const at::Tensor q_offsets = offsets_on(q_offsets_in, "q_offsets", sequences, q, op);
-  const at::Tensor kv_offsets = offsets_on(kv_offsets_in, "kv_offsets", sequences, q, op);
-  max_q_len = checked_longest_row(q_offsets, q.size(0), "q.size(0)", max_q_len, op);
-  const std::int64_t max_kv_len = checked_longest_row(kv_offsets, kk.size(0), "k.size(0)", -1, op);
-  k::AttentionProblem p = packed_problem(dtype, q, q_offsets, max_q_len, kk.size(1), causal, scale);
-  p.k = kk.const_data_ptr();
-  p.v = v.const_data_ptr();
-  p.kv_offsets = kv_offsets.const_data_ptr<std::int64_t>();
-  p.max_kv_len = max_kv_len;
-  p.k_token_stride = kk.stride(0);
-  p.k_head_stride = kk.stride(1);
-  p.v_token_stride = v.stride(0);
-  p.v_head_stride = v.stride(1);
+  k::AttentionProblem p;
+  p.dtype = dtype;
+  p.algorithm = algorithm;
+  p.scale = softmax_scale(scale, q.size(2));
+  p.causal = causal;
+  const attention_checks::PackedOffsets kept =
+      attention_checks::packed_inputs(p, q, kk, v, q_offsets_in, kv_offsets_in, max_q_len, op);
   return run_packed(p, q, op);
 }
 

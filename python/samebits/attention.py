@@ -5,6 +5,11 @@
 bfloat16 or float16; head dim d in {64, 128, 256}; H query heads, a multiple of the Hkv key/value
 heads (grouped-query attention). CPU tensors run the C++ twin, CUDA tensors the Hopper kernels.
 Bad arguments raise ``RuntimeError`` naming the argument and what is accepted.
+
+:func:`attention` and :func:`attention_varlen` are differentiable (``loss.backward()`` works):
+their backward is :func:`attention_backward` / :func:`attention_varlen_backward`, whose dq, dk and
+dv for one sequence are the same bits whatever the batch (the exact order, on CPU and CUDA; it
+recomputes the probabilities from the saved lse). ``lse`` itself carries no gradient.
 """
 from __future__ import annotations
 
@@ -12,7 +17,8 @@ from typing import NamedTuple, Optional
 
 import torch
 
-__all__ = ["AttentionResult", "attention", "attention_varlen", "attention_with_kvcache"]
+__all__ = ["AttentionResult", "AttentionGradients", "attention", "attention_varlen",
+           "attention_with_kvcache", "attention_backward", "attention_varlen_backward"]
 
 
 class AttentionResult(NamedTuple):
@@ -21,6 +27,14 @@ class AttentionResult(NamedTuple):
 
     out: torch.Tensor
     lse: torch.Tensor
+
+
+class AttentionGradients(NamedTuple):
+    """``dq``, ``dk`` and ``dv``, shaped like q, k and v in q's dtype."""
+
+    dq: torch.Tensor
+    dk: torch.Tensor
+    dv: torch.Tensor
 
 
 def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = True,
@@ -95,3 +109,60 @@ def attention_with_kvcache(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torc
     return AttentionResult(*torch.ops.samebits.attention_with_kvcache(
         q, k_cache, v_cache, block_table, cache_lengths, q_offsets, k_new, v_new, max_q_len,
         causal, scale))
+
+
+def attention_backward(dout: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
+                       out: torch.Tensor, lse: torch.Tensor, causal: bool = True,
+                       scale: Optional[float] = None) -> AttentionGradients:
+    """The gradients of :func:`attention` for the upstream gradient ``dout`` (like q), given the
+    forward's arguments and its ``out`` and ``lse``."""
+    return AttentionGradients(*torch.ops.samebits.attention_backward(
+        dout, q, k, v, out, lse, causal, scale))
+
+
+def attention_varlen_backward(dout: torch.Tensor, q: torch.Tensor, k: torch.Tensor,
+                              v: torch.Tensor, out: torch.Tensor, lse: torch.Tensor,
+                              q_offsets: torch.Tensor, kv_offsets: torch.Tensor,
+                              max_q_len: int = -1, causal: bool = True,
+                              scale: Optional[float] = None) -> AttentionGradients:
+    """The gradients of :func:`attention_varlen` for the upstream gradient ``dout`` (like q),
+    given the forward's arguments and its ``out`` and ``lse``; key rows outside every sequence
+    get zeros."""
+    return AttentionGradients(*torch.ops.samebits.attention_varlen_backward(
+        dout, q, k, v, out, lse, q_offsets, kv_offsets, max_q_len, causal, scale))
+
+
+# Autograd: the forward keeps its inputs, out and lse; the backward runs the ops above. lse is
+# marked non-differentiable, so a loss through it fails rather than getting a silent zero.
+def _keep_dense(ctx, inputs, output):
+    q, k, v, causal, scale = inputs
+    ctx.save_for_backward(q, k, v, *output)
+    ctx.mark_non_differentiable(output[1])
+    ctx.causal, ctx.scale = causal, scale
+
+
+def _dense_backward(ctx, dout, _dlse):
+    q, k, v, out, lse = ctx.saved_tensors
+    grads = torch.ops.samebits.attention_backward(dout, q, k, v, out, lse, ctx.causal, ctx.scale)
+    return *grads, None, None
+
+
+def _keep_varlen(ctx, inputs, output):
+    q, k, v, q_offsets, kv_offsets, max_q_len, causal, scale = inputs
+    ctx.save_for_backward(q, k, v, q_offsets, kv_offsets, *output)
+    ctx.mark_non_differentiable(output[1])
+    ctx.max_q_len, ctx.causal, ctx.scale = max_q_len, causal, scale
+
+
+def _varlen_backward(ctx, dout, _dlse):
+    q, k, v, q_offsets, kv_offsets, out, lse = ctx.saved_tensors
+    grads = torch.ops.samebits.attention_varlen_backward(
+        dout, q, k, v, out, lse, q_offsets, kv_offsets, ctx.max_q_len, ctx.causal, ctx.scale)
+    return *grads, None, None, None, None, None
+
+
+if hasattr(torch.ops.samebits, "attention_varlen_backward"):  # an older library: no autograd
+    torch.library.register_autograd("samebits::attention", _dense_backward,
+                                    setup_context=_keep_dense)
+    torch.library.register_autograd("samebits::attention_varlen", _varlen_backward,
+                                    setup_context=_keep_varlen)

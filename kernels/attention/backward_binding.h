@@ -1,0 +1,32 @@
+// C++ entry points of torch.ops.samebits.attention_backward and attention_varlen_backward: the
+// invariant attention's gradients for fixed upstream gradients, each sequence's bits its own.
+#pragma once
+
+#include <ATen/ATen.h>
+
+#include <cstdint>
+#include <optional>
+
+namespace samebits {
+
+struct AttentionGradients {
+  at::Tensor dq, dk, dv;  // shaped like q, k and v, in q's dtype
+};
+
+// The dense forward's arguments (invariant_attention) with its results: dout and out like q
+// [B, H, Lq, d] in q's dtype, lse float32 [B, H, Lq]. The exact order on CPU and CUDA alike.
+AttentionGradients invariant_attention_backward(const at::Tensor& dout, const at::Tensor& q,
+                                                const at::Tensor& k, const at::Tensor& v,
+                                                const at::Tensor& out, const at::Tensor& lse,
+                                                bool causal = true,
+                                                std::optional<double> scale = std::nullopt);
+
+// The packed forward's arguments (invariant_attention_varlen) with its results: dout and out like
+// q [Tq, H, d], lse float32 [H, Tq]. Key rows outside every sequence get dk = dv = 0.
+AttentionGradients invariant_attention_varlen_backward(
+    const at::Tensor& dout, const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+    const at::Tensor& out, const at::Tensor& lse, const at::Tensor& q_offsets,
+    const at::Tensor& kv_offsets, std::int64_t max_q_len = -1, bool causal = true,
+    std::optional<double> scale = std::nullopt);
+
+}  // namespace samebits
