@@ -1,5 +1,6 @@
 # torch.ops.samebits.attention*_backward from Python (CPU; CUDA where visible): bad arguments raise
 # naming what is accepted; loss.backward() gives the ops' bits and float64 autograd's values.
+import functools
 import importlib.util
 import math
 import pathlib
@@ -12,8 +13,10 @@ from error_paths import expect_error, main
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
+@functools.lru_cache(maxsize=None)
 def attention_module():
-    """python/samebits/attention.py alone (registers the autograd), without the C++ engine."""
+    """python/samebits/attention.py alone (registers the autograd), without the C++ engine; loaded
+    once: check() runs per device, and torch refuses a second autograd registration."""
     spec = importlib.util.spec_from_file_location("samebits_attention",
                                                   ROOT / "python/samebits/attention.py")
     module = importlib.util.module_from_spec(spec)
