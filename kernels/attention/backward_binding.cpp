@@ -192,7 +192,9 @@ Gradients attention_varlen_backward_op(const at::Tensor& dout, const at::Tensor&
 
 }  // namespace
 
-TORCH_LIBRARY_FRAGMENT(samebits, m) {
+namespace samebits {
+
+void define_attention_backward(torch::Library& m) {
   m.def(
       "attention_backward(Tensor dout, Tensor q, Tensor k, Tensor v, Tensor out, Tensor? lse, "
       "bool causal=True, float? scale=None) -> (Tensor dq, Tensor dk, Tensor dv)");
@@ -202,12 +204,9 @@ TORCH_LIBRARY_FRAGMENT(samebits, m) {
       "float? scale=None) -> (Tensor dq, Tensor dk, Tensor dv)");
 }
 
-TORCH_LIBRARY_IMPL(samebits, CPU, m) {
+void implement_attention_backward(torch::Library& m) {
   m.impl("attention_backward", attention_backward_op);
   m.impl("attention_varlen_backward", attention_varlen_backward_op);
 }
 
-TORCH_LIBRARY_IMPL(samebits, CUDA, m) {
-  m.impl("attention_backward", attention_backward_op);
-  m.impl("attention_varlen_backward", attention_varlen_backward_op);
-}
+}  // namespace samebits

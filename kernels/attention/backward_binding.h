@@ -3,6 +3,7 @@
 #pragma once
 
 #include <ATen/ATen.h>
+#include <torch/library.h>
 
 #include <cstdint>
 #include <optional>
@@ -28,5 +29,10 @@ AttentionGradients invariant_attention_varlen_backward(
     const at::Tensor& out, const at::Tensor& lse, const at::Tensor& q_offsets,
     const at::Tensor& kv_offsets, std::int64_t max_q_len = -1, bool causal = true,
     std::optional<double> scale = std::nullopt);
+
+// The ops' schemas and their CPU and CUDA kernels, registered from the family's one registration
+// block (binding.cpp): a static library's object that nothing calls would not be linked.
+void define_attention_backward(torch::Library& m);
+void implement_attention_backward(torch::Library& m);
 
 }  // namespace samebits

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <string>
 
+#include "kernels/attention/backward_binding.h"
 #include "kernels/attention/binding_arguments.h"
 #include "kernels/attention/invariant_attention.h"
 #include "kernels/common/binding_support.h"
@@ -311,16 +312,19 @@ TORCH_LIBRARY_FRAGMENT(samebits, m) {
       "Tensor block_table, Tensor cache_lengths, Tensor q_offsets, Tensor? k_new=None, "
       "Tensor? v_new=None, int max_q_len=-1, bool causal=True, float? scale=None) -> "
       "(Tensor out, Tensor lse)");
+  samebits::define_attention_backward(m);
 }
 
 TORCH_LIBRARY_IMPL(samebits, CPU, m) {
   m.impl("attention", attention_op);
   m.impl("attention_varlen", attention_varlen_op);
   m.impl("attention_with_kvcache", attention_with_kvcache_op);
+  samebits::implement_attention_backward(m);
 }
 
 TORCH_LIBRARY_IMPL(samebits, CUDA, m) {
   m.impl("attention", attention_op);
   m.impl("attention_varlen", attention_varlen_op);
   m.impl("attention_with_kvcache", attention_with_kvcache_op);
+  samebits::implement_attention_backward(m);
 }

@@ -17,7 +17,8 @@ from . import _core
 from ._core import ContractError, InfrastructureError
 from .checking import (CHECK_KINDS, Axis, CheckResult, Input, InvarianceError, Output, Violation,
                        check)
-from .attention import AttentionResult, attention, attention_varlen, attention_with_kvcache
+from .attention import (AttentionGradients, AttentionResult, attention, attention_backward,
+                        attention_varlen, attention_varlen_backward, attention_with_kvcache)
 from .kernels import (AddRmsNormResult, IndexerResult, TopkResult, add_rms_norm, indexer,
                       linear, log_softmax, matmul, mean, rms_norm, softmax, sum, sum_varlen,
                       topk, topk_varlen)
@@ -29,6 +30,7 @@ __version__: str = _core.__version__
 __all__ = [
     "__version__", "ContractError", "InfrastructureError", "Report", "run", "render",
     "AttentionResult", "attention", "attention_varlen", "attention_with_kvcache",
+    "AttentionGradients", "attention_backward", "attention_varlen_backward",
     "TopkResult", "IndexerResult", "AddRmsNormResult", "sum", "mean", "sum_varlen", "topk",
     "topk_varlen", "indexer", "rms_norm", "add_rms_norm", "softmax", "log_softmax", "linear",
     "matmul", "check", "Input", "Axis", "Output", "CheckResult", "Violation", "InvarianceError",

@@ -11,7 +11,7 @@ import samebits
 # Every op kernels/*/binding.cpp defines; importing samebits must register them all.
 OPS = ["sum", "mean", "sum_varlen", "topk", "topk_varlen", "indexer", "attention",
        "attention_varlen", "attention_with_kvcache", "rms_norm", "add_rms_norm", "softmax",
-       "log_softmax", "linear", "matmul"]
+       "log_softmax", "linear", "matmul", "attention_backward", "attention_varlen_backward"]
 
 
 def test_version_is_the_projects():
