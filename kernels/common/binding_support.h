@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
+#include <optional>
 #include <string>
 
 #include "kernels/common/cuda_status.h"
@@ -32,7 +34,7 @@ inline kernels::DType kernel_dtype(const at::Tensor& x, const char* op) {
 // Kernels leave a CUDA error in place (cudaPeekAtLastError) for this to report and clear.
 // Packed rows: row r is [offsets[r], offsets[r + 1]) of `total` elements (`total_name` says which).
 // Checks the offsets rise within [0, total] and returns the longest row, which must not exceed
-// max_length when one is given (>= 0). Copies the offsets to the host (see offsets_checkable).
+// max_length when one is given (>= 0). Copies the offsets to the host (see longest_row_bound).
 inline std::int64_t checked_longest_row(const at::Tensor& offsets, std::int64_t total,
                                         const char* total_name, std::int64_t max_length,
                                         const char* op) {
@@ -51,21 +53,48 @@ inline std::int64_t checked_longest_row(const at::Tensor& offsets, std::int64_t 
   return longest;
 }
 
-// Whether a call checks its offsets on the host (checked_longest_row): always, but for CUDA
-// offsets with a max_length and unsafe = true, which skip the device-to-host copy (as
-// torch.segment_reduce's unsafe): a row past max_length is then the caller's error, unchecked. A
-// CUDA graph capture allows no such copy, so there the check is refused, naming the way out.
-inline bool check_offsets(const at::Tensor& offsets, std::int64_t max_length, bool unsafe,
-                          const char* op) {
-  if (!offsets.is_cuda()) return true;
-  if (max_length >= 0 && unsafe) return false;
-  const c10::cuda::CUDAGuard guard(offsets.device());
-  TORCH_CHECK(
-      c10::cuda::currentStreamCaptureStatusMayInitCtx() == c10::cuda::CaptureStatus::None,
-      "samebits.", op,
-      ": checking the offsets copies them to the host, which a CUDA graph capture does not allow; "
-      "pass max_length and unsafe=True to skip the check");
-  return true;
+// The metadata debug mode: SAMEBITS_DEBUG_METADATA set to anything but "" or "0". Then CUDA
+// offsets are copied to the host and checked eagerly (a sync), raising checked_longest_row's
+// messages; without it, they never leave the device and the kernels guard every row.
+inline bool debug_metadata() {
+  const char* v = std::getenv("SAMEBITS_DEBUG_METADATA");
+  return v != nullptr && *v != '\0' && std::string(v) != "0";
+}
+
+// The bound on every packed row's length that sizes a launch (offsets: rows + 1 int64 entries,
+// of `total` elements), with no device-to-host copy on the default path. Host offsets, or any in
+// debug mode, are checked as checked_longest_row does (raising there); the bound is max_length
+// when given (>= 0), else the longest row. CUDA offsets otherwise stay on the device: the bound
+// is max_length when given, else min(total, limit), which no valid row exceeds. A row beyond the
+// bound is the kernels' to guard (marked), never read past.
+inline std::int64_t longest_row_bound(const at::Tensor& offsets, std::int64_t total,
+                                      const char* total_name, std::int64_t max_length,
+                                      std::int64_t limit, const char* op) {
+  if (offsets.is_cuda() && !debug_metadata())
+    return max_length >= 0 ? max_length : std::min(total, limit);
+  if (offsets.is_cuda()) {
+    const c10::cuda::CUDAGuard guard(offsets.device());
+    TORCH_CHECK(
+        c10::cuda::currentStreamCaptureStatusMayInitCtx() == c10::cuda::CaptureStatus::None,
+        "samebits.", op,
+        ": SAMEBITS_DEBUG_METADATA copies the offsets to the host, which a CUDA graph capture "
+        "does not allow; unset it to capture");
+  }
+  const std::int64_t longest = checked_longest_row(offsets, total, total_name, max_length, op);
+  return max_length >= 0 ? max_length : longest;
+}
+
+// The optional status word of a guarded op: an int32 tensor of one element on `like`'s device,
+// into which the kernels OR the flaws of the rows they marked (kernels/common/row_guard.h; never
+// cleared: zero it, call, read it when convenient). nullptr when not given.
+inline std::int32_t* status_word(const std::optional<at::Tensor>& status, const at::Tensor& like,
+                                 const char* op) {
+  if (!status) return nullptr;
+  TORCH_CHECK(status->scalar_type() == at::kInt && status->numel() == 1 &&
+                  status->device() == like.device(),
+              "samebits.", op, ": status must be an int32 tensor of one element on ", like.device(),
+              ", got ", status->scalar_type(), " ", status->sizes(), " on ", status->device());
+  return status->mutable_data_ptr<std::int32_t>();
 }
 
 // Whether dims [begin, end) of x walk as one index, and its stride if so (size-1 dims are free).

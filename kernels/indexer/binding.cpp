@@ -50,8 +50,10 @@ IndexerOutputs invariant_indexer(const at::Tensor& q_in, const at::Tensor& keys_
                                  const at::Tensor& offsets_in, const at::Tensor& weights_in,
                                  std::int64_t k, std::int64_t max_length,
                                  const std::optional<at::Tensor>& q_scale,
-                                 const std::optional<at::Tensor>& k_scale, bool unsafe,
-                                 kernels::IndexerAlgorithm algorithm) {
+                                 const std::optional<at::Tensor>& k_scale,
+                                 bool /*unsafe: a no-op, kept for old callers*/,
+                                 kernels::IndexerAlgorithm algorithm,
+                                 const std::optional<at::Tensor>& status) {
   TORCH_CHECK(q_in.dim() == 3, "samebits.indexer: q must be [B, H, d], got ", q_in.sizes());
   TORCH_CHECK(keys_in.dim() == 2 && keys_in.size(1) == q_in.size(2),
               "samebits.indexer: keys must be [total, d] with d = ", q_in.size(2), ", got ",
@@ -88,12 +90,9 @@ IndexerOutputs invariant_indexer(const at::Tensor& q_in, const at::Tensor& keys_
   const at::Tensor keys = aligned_contiguous(keys_in, element_bytes);
   const at::Tensor offsets = offsets_in.contiguous();
   const at::Tensor weights = weights_in.contiguous();
-  // Checked on CUDA too, unless unsafe (see topk_varlen); a given max_length is kept.
-  if (check_offsets(offsets, max_length, unsafe, "indexer")) {
-    const std::int64_t longest =
-        checked_longest_row(offsets, keys.size(0), "keys.size(0)", max_length, "indexer");
-    if (max_length < 0) max_length = longest;
-  }
+  // As topk_varlen's: no device-to-host copy on CUDA; the kernels guard every item.
+  max_length = longest_row_bound(offsets, keys.size(0), "keys.size(0)", max_length,
+                                 kernels::kMaxRowLength, "indexer");
   IndexerOutputs out;
   out.scores = at::empty({keys.size(0)}, keys.options().dtype(at::kFloat));
   out.top_values = at::empty({items, k}, keys.options().dtype(at::kFloat));
@@ -111,6 +110,8 @@ IndexerOutputs invariant_indexer(const at::Tensor& q_in, const at::Tensor& keys_
   p.q_scale = optional_scale(q_scale, "q_scale", q, items, &q_scale_kept);
   p.k_scale = optional_scale(k_scale, "k_scale", q, items, &k_scale_kept);
   p.max_length = max_length;
+  p.total_keys = keys.size(0);
+  p.status = status_word(status, q, "indexer");
   p.k = k;
   p.algorithm = algorithm;
   p.scores = out.scores.mutable_data_ptr<float>();
@@ -151,10 +152,11 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> indexer_op(
     const at::Tensor& q, const at::Tensor& keys, const at::Tensor& offsets,
     const at::Tensor& weights, std::int64_t k, std::int64_t max_length,
     const std::optional<at::Tensor>& q_scale, const std::optional<at::Tensor>& k_scale, bool unsafe,
-    c10::string_view algorithm) {
+    c10::string_view algorithm, const std::optional<at::Tensor>& status) {
   samebits::IndexerOutputs out = samebits::invariant_indexer(
       q, keys, offsets, weights, k, max_length, q_scale, k_scale, unsafe,
-      samebits::parse_indexer_algorithm(std::string_view(algorithm.data(), algorithm.size())));
+      samebits::parse_indexer_algorithm(std::string_view(algorithm.data(), algorithm.size())),
+      status);
   return {out.scores, out.top_values, out.top_indices};
 }
 
@@ -164,7 +166,8 @@ TORCH_LIBRARY_FRAGMENT(samebits, m) {
   m.def(
       "indexer(Tensor q, Tensor keys, Tensor offsets, Tensor weights, int k, int max_length=-1, "
       "Tensor? q_scale=None, Tensor? k_scale=None, bool unsafe=False, "
-      "str algorithm=\"tensor_cores\") -> (Tensor scores, Tensor top_values, Tensor top_indices)");
+      "str algorithm=\"tensor_cores\", Tensor(a!)? status=None) -> "
+      "(Tensor scores, Tensor top_values, Tensor top_indices)");
 }
 
 TORCH_LIBRARY_IMPL(samebits, CPU, m) {

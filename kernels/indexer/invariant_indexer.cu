@@ -13,6 +13,7 @@
 #include "kernels/common/shared_memory.h"
 #include "kernels/indexer/invariant_indexer.h"
 #include "kernels/indexer/invariant_indexer_order.h"
+#include "kernels/indexer/item_bounds.h"
 #include "kernels/indexer/tensor_core_scores.h"
 #include "kernels/topk/invariant_topk.h"
 
@@ -60,13 +61,15 @@ __device__ __forceinline__ float dot4(float acc, float4 q, float4 k) {
 
 template <typename In, int kHeadsPerWarp>
 __global__ void __launch_bounds__(kThreads)
-    scores_kernel(const In* q, const In* keys, const std::int64_t* offsets, const float* weights,
-                  const float* q_scale, const float* k_scale, int head_dim, float* scores) {
+    scores_kernel(const In* q, const In* keys, const std::int64_t* offsets, ItemBounds items,
+                  const float* weights, const float* q_scale, const float* k_scale, int head_dim,
+                  float* scores) {
   constexpr int kHeads = kHeadsPerWarp * kWarps;
   extern __shared__ float4 shared[];
   const int item = blockIdx.y;
-  const std::int64_t start = offsets[item];
-  const int length = static_cast<int>(offsets[item + 1] - start);
+  const GuardedRow span = guarded_row(offsets, item, items.total, items.max_length, items.guarded);
+  const std::int64_t start = span.start;
+  const int length = static_cast<int>(span.length);  // a flawed item: 0, no block works
   const int tile = blockIdx.x * kTileKeys;
   if (tile >= length) return;
   const int quads = head_dim / 4;
@@ -165,8 +168,8 @@ Status launch_scores(const IndexerProblem& p, cudaStream_t stream) {
   const dim3 grid(static_cast<unsigned>((p.max_length + kTileKeys - 1) / kTileKeys),
                   static_cast<unsigned>(p.items));
   kernel<<<grid, kThreads, smem, stream>>>(
-      static_cast<const In*>(p.q), static_cast<const In*>(p.keys), p.offsets, p.weights, p.q_scale,
-      p.k_scale, static_cast<int>(p.head_dim), p.scores);
+      static_cast<const In*>(p.q), static_cast<const In*>(p.keys), p.offsets, item_bounds(p),
+      p.weights, p.q_scale, p.k_scale, static_cast<int>(p.head_dim), p.scores);
   return launch_status();
 }
 

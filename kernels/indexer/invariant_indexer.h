@@ -34,7 +34,9 @@ bool indexer_heads_supported(std::int64_t heads);
 // scales q_scale[b] and k_scale[b] (nullptr: 1). Outputs: scores[offsets[b] + t] (float32, packed
 // like the keys), and per item the top k: top_values[b * k + j], top_indices[b * k + j] (-inf and
 // -1 past a short item's end). offsets, like every pointer, live on the device for the CUDA path
-// and on the host for the twin. q and keys must be 4-element aligned.
+// and on the host for the twin. q and keys must be 4-element aligned. Items are guarded as the
+// top-k's rows (kernels/common/row_guard.h, against total_keys and max_length): a flawed item
+// reads no key, writes no score, and its top-k slots hold NaN and -1 (flaws OR-ed into status).
 struct IndexerProblem {
   IndexerInput input = IndexerInput::bf16;
   std::int64_t items = 0;
@@ -46,7 +48,10 @@ struct IndexerProblem {
   const float* weights = nullptr;
   const float* q_scale = nullptr;
   const float* k_scale = nullptr;
-  std::int64_t max_length = 0;  // bounds every item's length (sizes the launch)
+  std::int64_t max_length = 0;     // bounds every item's length (sizes the launch; longer: marked)
+  std::int64_t total_keys = -1;    // the rows keys holds (negative: not known)
+  std::int32_t* status = nullptr;  // as TopkProblem::status (optional)
+  bool unguarded_for_tests = false;  // the guard's control, for tests only
   std::int64_t k = 0;
   IndexerAlgorithm algorithm = IndexerAlgorithm::tensor_cores;
   float* scores = nullptr;

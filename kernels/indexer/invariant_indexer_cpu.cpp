@@ -62,9 +62,9 @@ Status invariant_indexer_cpu(const IndexerProblem& p) {
   std::vector<float> q(static_cast<std::size_t>(p.heads * d));
   std::vector<float> key(static_cast<std::size_t>(d)), parts(static_cast<std::size_t>(p.heads));
   for (std::int64_t b = 0; b < p.items; ++b) {
-    const std::int64_t start = p.offsets[b];
-    const std::int64_t length = p.offsets[b + 1] - start;
-    if (length < 0 || length > p.max_length) return Status::invalid_argument;
+    const GuardedRow item = guarded_row(p.offsets, b, p.total_keys, p.max_length);
+    if (item.flaws) continue;  // no score; the top-k twin marks it
+    const std::int64_t start = item.start, length = item.length;
     for (std::int64_t h = 0; h < p.heads; ++h)
       widen_row(p.q, p.input, b * p.heads + h, d, &q[h * d]);
     const float scale = (p.q_scale ? p.q_scale[b] : 1.0f) * (p.k_scale ? p.k_scale[b] : 1.0f);
@@ -93,6 +93,9 @@ TopkProblem indexer_topk_problem(const IndexerProblem& p) {
   top.rows = p.items;
   top.offsets = p.offsets;
   top.max_length = p.max_length;
+  top.total = p.total_keys;  // the scores are packed like the keys
+  top.status = p.status;
+  top.unguarded_for_tests = p.unguarded_for_tests;
   top.k = p.k;
   top.out_values = p.top_values;
   top.out_indices = p.top_indices;

@@ -14,6 +14,7 @@
 #include "kernels/common/occupancy.h"
 #include "kernels/common/shared_memory.h"
 #include "kernels/indexer/invariant_indexer_order.h"
+#include "kernels/indexer/item_bounds.h"
 #include "kernels/indexer/tensor_core_scores.h"
 
 namespace samebits::kernels {
@@ -84,14 +85,15 @@ __device__ __forceinline__ void copy_rows(const In* src, int rows, int valid_row
 template <typename In, int kHeadTiles>
 __global__ void __launch_bounds__(kThreads)
     tensor_core_scores_kernel(const In* q, const In* keys, const std::int64_t* offsets,
-                              const float* weights, const float* q_scale, const float* k_scale,
-                              int heads, int head_dim, int padded_dim, int tiles_per_block,
-                              float* scores) {
+                              ItemBounds items, const float* weights, const float* q_scale,
+                              const float* k_scale, int heads, int head_dim, int padded_dim,
+                              int tiles_per_block, float* scores) {
   constexpr int kQRows = kHeadTiles * 8;
   extern __shared__ uint4 shared[];
   const int item = blockIdx.y;
-  const std::int64_t start = offsets[item];
-  const int length = static_cast<int>(offsets[item + 1] - start);
+  const GuardedRow span = guarded_row(offsets, item, items.total, items.max_length, items.guarded);
+  const std::int64_t start = span.start;
+  const int length = static_cast<int>(span.length);  // a flawed item: 0, no block works
   const int first = blockIdx.x * tiles_per_block * kTileKeys;
   if (first >= length) return;
   const int tiles = min(tiles_per_block, (length - first + kTileKeys - 1) / kTileKeys);
@@ -235,9 +237,9 @@ Status launch(const IndexerProblem& p, cudaStream_t stream) {
   const dim3 grid(static_cast<unsigned>((tiles + tiles_per_block - 1) / tiles_per_block),
                   static_cast<unsigned>(p.items));
   kernel<<<grid, kThreads, smem, stream>>>(
-      static_cast<const In*>(p.q), static_cast<const In*>(p.keys), p.offsets, p.weights, p.q_scale,
-      p.k_scale, static_cast<int>(p.heads), static_cast<int>(p.head_dim), padded_dim,
-      tiles_per_block, p.scores);
+      static_cast<const In*>(p.q), static_cast<const In*>(p.keys), p.offsets, item_bounds(p),
+      p.weights, p.q_scale, p.k_scale, static_cast<int>(p.heads), static_cast<int>(p.head_dim),
+      padded_dim, tiles_per_block, p.scores);
   return launch_status();
 }
 

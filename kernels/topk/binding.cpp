@@ -64,8 +64,9 @@ std::tuple<at::Tensor, at::Tensor> run(kernels::TopkProblem p, const at::Tensor&
   check_limits(p, op);
   // No rows: nothing to select. Rows, all empty (varlen over no values): every slot is empty
   // (-inf, index -1), as the kernels write slots past a row's length; no data pointer to read.
+  // (CUDA offsets are the kernels' to judge: a row they flag is marked, whatever values holds.)
   if (p.rows == 0) return {values, indices};
-  if (x.numel() == 0) {
+  if (x.numel() == 0 && !(p.offsets && x.is_cuda())) {
     values.fill_(-std::numeric_limits<double>::infinity());
     indices.fill_(-1);
     return {values, indices};
@@ -118,11 +119,10 @@ std::tuple<at::Tensor, at::Tensor> invariant_topk(const at::Tensor& input, std::
   return run(p, x, k, out_shape, algorithm, "topk");
 }
 
-std::tuple<at::Tensor, at::Tensor> invariant_topk_varlen(const at::Tensor& values,
-                                                         const at::Tensor& offsets, std::int64_t k,
-                                                         std::int64_t max_length,
-                                                         const std::string& algorithm,
-                                                         bool unsafe) {
+std::tuple<at::Tensor, at::Tensor> invariant_topk_varlen(
+    const at::Tensor& values, const at::Tensor& offsets, std::int64_t k, std::int64_t max_length,
+    const std::string& algorithm, bool /*unsafe: a no-op, kept for old callers*/,
+    const std::optional<at::Tensor>& status) {
   TORCH_CHECK(values.dim() == 1,
               "samebits.topk_varlen: values must be 1-D (rows packed end to end)");
   TORCH_CHECK(offsets.dim() == 1 && offsets.numel() >= 1 && offsets.scalar_type() == at::kLong,
@@ -132,17 +132,15 @@ std::tuple<at::Tensor, at::Tensor> invariant_topk_varlen(const at::Tensor& value
   const at::Tensor v = values.contiguous();
   const at::Tensor o = offsets.contiguous();
   const std::int64_t rows = o.numel() - 1;
-  // Checked on CUDA too (a row past max_length would run past the kernels' per-row buffers),
-  // unless unsafe. A given max_length is kept: it picks the algorithm, whatever the batch holds.
-  if (check_offsets(o, max_length, unsafe, "topk_varlen")) {
-    const std::int64_t longest =
-        checked_longest_row(o, v.numel(), "values.numel()", max_length, "topk_varlen");
-    if (max_length < 0) max_length = longest;
-  }
   kernels::TopkProblem p;
   p.rows = rows;
   p.offsets = o.const_data_ptr<std::int64_t>();
-  p.max_length = max_length;
+  // No device-to-host copy on CUDA (binding_support.h): the bound picks the algorithm and sizes
+  // the launch; the kernels guard every row against it and against values.numel().
+  p.max_length = longest_row_bound(o, v.numel(), "values.numel()", max_length,
+                                   kernels::kMaxRowLength, "topk_varlen");
+  p.total = v.numel();
+  p.status = status_word(status, v, "topk_varlen");
   return run(p, v, k, {rows, k}, algorithm, "topk_varlen");
 }
 
@@ -157,9 +155,10 @@ std::tuple<at::Tensor, at::Tensor> topk_op(const at::Tensor& x, std::int64_t k,
 std::tuple<at::Tensor, at::Tensor> topk_varlen_op(const at::Tensor& values,
                                                   const at::Tensor& offsets, std::int64_t k,
                                                   std::int64_t max_length,
-                                                  c10::string_view algorithm, bool unsafe) {
+                                                  c10::string_view algorithm, bool unsafe,
+                                                  const std::optional<at::Tensor>& status) {
   return samebits::invariant_topk_varlen(values, offsets, k, max_length, std::string(algorithm),
-                                         unsafe);
+                                         unsafe, status);
 }
 
 }  // namespace
@@ -168,7 +167,8 @@ TORCH_LIBRARY_FRAGMENT(samebits, m) {
   m.def("topk(Tensor x, int k, str algorithm=\"auto\") -> (Tensor values, Tensor indices)");
   m.def(
       "topk_varlen(Tensor values, Tensor offsets, int k, int max_length=-1, "
-      "str algorithm=\"auto\", bool unsafe=False) -> (Tensor values, Tensor indices)");
+      "str algorithm=\"auto\", bool unsafe=False, Tensor(a!)? status=None) -> "
+      "(Tensor values, Tensor indices)");
 }
 
 TORCH_LIBRARY_IMPL(samebits, CPU, m) {

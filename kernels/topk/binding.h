@@ -5,6 +5,7 @@
 #include <ATen/ATen.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <tuple>
 
@@ -20,14 +21,16 @@ std::tuple<at::Tensor, at::Tensor> invariant_topk(const at::Tensor& x, std::int6
                                                   const std::string& algorithm = "auto");
 
 // Rows packed end to end: row r is values[offsets[r] .. offsets[r + 1]). Results [rows, k]; slots
-// past a short row's end hold -inf and index -1. max_length bounds every row (the longest row when
-// negative). The offsets are checked on the host (a device-to-host copy on CUDA) unless unsafe
-// with a max_length on CUDA (no copy, so a CUDA graph can capture the call; a row past max_length
-// is then the caller's error).
-std::tuple<at::Tensor, at::Tensor> invariant_topk_varlen(const at::Tensor& values,
-                                                         const at::Tensor& offsets, std::int64_t k,
-                                                         std::int64_t max_length = -1,
-                                                         const std::string& algorithm = "auto",
-                                                         bool unsafe = false);
+// past a short row's end hold -inf and index -1. max_length bounds every row and sizes the launch
+// (negative: the longest row for host offsets, values.numel() for CUDA ones). CUDA offsets never
+// leave the device (no sync; a CUDA graph can capture the call): a row outside values, decreasing,
+// or longer than max_length is marked (every slot NaN, index -1) and its flaws (row_guard.h) are
+// OR-ed into `status` (int32, one element, on values' device) when given. Host offsets, or CUDA
+// ones under SAMEBITS_DEBUG_METADATA=1, are checked eagerly and raise. unsafe: a no-op, kept so
+// that old callers still run.
+std::tuple<at::Tensor, at::Tensor> invariant_topk_varlen(
+    const at::Tensor& values, const at::Tensor& offsets, std::int64_t k,
+    std::int64_t max_length = -1, const std::string& algorithm = "auto", bool unsafe = false,
+    const std::optional<at::Tensor>& status = std::nullopt);
 
 }  // namespace samebits

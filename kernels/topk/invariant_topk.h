@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "kernels/common/row_guard.h"
 #include "kernels/common/status.h"
 
 namespace samebits::kernels {
@@ -22,7 +23,8 @@ constexpr std::int64_t kRadixSelectMaxK = 16384;    // the sorted selection live
 constexpr std::int64_t kMaxRowLength = 0x7fff0000;  // positions and loop bounds stay in int32
 // split_select: a row's selection over segments of kSplitSegment elements, one block each.
 constexpr std::int64_t kSplitSegment = 4096;
-constexpr std::int64_t kSplitSelectMaxK = 4096;  // the ordering holds a row's words in shared memory
+constexpr std::int64_t kSplitSelectMaxK =
+    4096;  // the ordering holds a row's words in shared memory
 // automatic: split_select for up to kSplitSelectAutoRows rows longer than kSplitSelectAbove (the
 // length radix_select's key cache holds), or up to kSplitSelectLongAutoRows rows longer than
 // kSplitSelectLongAbove. Measured on the H100, 2026-11-26 (bench/RESULTS.md, float32 rows, k 64
@@ -41,6 +43,9 @@ constexpr std::int64_t kSplitSelectMaxRows = 65535;
 //   offsets == nullptr: start(r) = r * row_stride, length(r) = length.
 // Results: out_values[r * k + j] (the input's bits, in the input's dtype) and out_indices[r * k +
 // j] (position within the row), j < k. Slots j >= length(r) hold -inf and index -1.
+// Packed rows are guarded where they are read (kernels/common/row_guard.h): a row outside
+// [0, total], decreasing, or longer than max_length is read nowhere; its k slots hold NaN and
+// index -1, and its flaws are OR-ed into *status (never cleared here) when status is given.
 struct TopkProblem {
   const void* values = nullptr;
   DType dtype = DType::f32;
@@ -48,7 +53,11 @@ struct TopkProblem {
   const std::int64_t* offsets = nullptr;
   std::int64_t row_stride = 0;
   std::int64_t length = 0;
-  std::int64_t max_length = 0;  // bounds every row's length (sizes warp_select; checked by callers)
+  std::int64_t max_length = 0;     // bounds every row's length (sizes the kernels; longer: marked)
+  std::int64_t total = -1;         // packed rows: the elements values holds (negative: not known)
+  std::int32_t* status = nullptr;  // where values live: OR of the rows' flaws (optional)
+  // The guard's control, for tests only: packed rows are read as the offsets say, unguarded.
+  bool unguarded_for_tests = false;
   std::int64_t k = 0;
   void* out_values = nullptr;
   std::int64_t* out_indices = nullptr;

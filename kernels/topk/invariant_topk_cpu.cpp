@@ -1,5 +1,6 @@
 // The CPU twin of the batched top-k: each row's elements become the sort words of
-// invariant_topk_order.h and the k smallest words, in order, are the result, as on the GPU.
+// invariant_topk_order.h and the k smallest words, in order, are the result, as on the GPU; a
+// flawed packed row (kernels/common/row_guard.h) is marked as the kernels mark it.
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -32,14 +33,27 @@ std::size_t element_bytes(DType dtype) {
   return dtype == DType::f32 ? 4 : 2;
 }
 
-// -inf in the output dtype, for slots past a short row's end.
-void write_negative_infinity(void* out, DType dtype, std::int64_t slot) {
+// Slot `slot` of the output: a constant given by its bits in each dtype.
+void write_constant(void* out, DType dtype, std::int64_t slot, std::uint32_t f32, std::uint16_t f16,
+                    std::uint16_t bf16) {
   if (dtype == DType::f32) {
-    const std::uint32_t bits = 0xff800000u;
-    std::memcpy(static_cast<unsigned char*>(out) + 4 * slot, &bits, 4);
+    std::memcpy(static_cast<unsigned char*>(out) + 4 * slot, &f32, 4);
   } else {
-    const std::uint16_t bits = dtype == DType::f16 ? 0xfc00 : 0xff80;
+    const std::uint16_t bits = dtype == DType::f16 ? f16 : bf16;
     std::memcpy(static_cast<unsigned char*>(out) + 2 * slot, &bits, 2);
+  }
+}
+
+// -inf, for slots past a short row's end.
+void write_negative_infinity(void* out, DType dtype, std::int64_t slot) {
+  write_constant(out, dtype, slot, 0xff800000u, 0xfc00, 0xff80);
+}
+
+// A flawed row's slots, as the kernels mark them: NaN in the output dtype and index -1.
+void mark_row(const TopkProblem& p, std::int64_t r) {
+  for (std::int64_t slot = r * p.k; slot < (r + 1) * p.k; ++slot) {
+    write_constant(p.out_values, p.dtype, slot, 0x7fc00000u, 0x7e00, 0x7fc0);
+    p.out_indices[slot] = -1;
   }
 }
 
@@ -55,9 +69,14 @@ Status invariant_topk_cpu(const TopkProblem& p) {
   const std::size_t bytes = element_bytes(p.dtype);
   std::vector<std::uint64_t> words;
   for (std::int64_t r = 0; r < p.rows; ++r) {
-    const std::int64_t start = p.offsets ? p.offsets[r] : r * p.row_stride;
-    const std::int64_t length = p.offsets ? p.offsets[r + 1] - p.offsets[r] : p.length;
-    if (length < 0 || length > p.max_length) return Status::invalid_argument;
+    const GuardedRow at = p.offsets ? guarded_row(p.offsets, r, p.total, p.max_length)
+                                    : GuardedRow{r * p.row_stride, p.length, 0};
+    if (at.flaws) {  // read nowhere, marked (and reported), as on the GPU
+      mark_row(p, r);
+      if (p.status) *p.status |= at.flaws;
+      continue;
+    }
+    const std::int64_t start = at.start, length = at.length;
     const void* row = static_cast<const unsigned char*>(p.values) + bytes * start;
     words.resize(static_cast<std::size_t>(length));
     for (std::int64_t i = 0; i < length; ++i) {

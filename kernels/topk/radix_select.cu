@@ -150,8 +150,13 @@ __global__ void __launch_bounds__(kRadixThreads)
   __shared__ RadixShared s;
   std::uint32_t* cache = reinterpret_cast<std::uint32_t*>(words + sort_words_n);
   const std::int64_t r = blockIdx.x;
-  const T* row = values + rows.start(r);
-  const int length = static_cast<int>(rows.size(r));  // < 2^31: checked at launch
+  const GuardedRow at = rows.row(r);
+  if (at.flaws) {  // the whole block, before any barrier
+    mark_row(rows, r, k, at.flaws, threadIdx.x, kRadixThreads, out_values, out_indices);
+    return;
+  }
+  const T* row = values + at.start;
+  const int length = static_cast<int>(at.length);  // < 2^31: checked at launch
   const std::uint32_t need_total = static_cast<std::uint32_t>(length < k ? length : k);
   T* row_values = out_values + r * k;
   std::int64_t* row_indices = out_indices + r * k;
@@ -398,7 +403,7 @@ __global__ void __launch_bounds__(kRadixThreads)
 
 template <typename T>
 Status radix_select(const TopkProblem& p, cudaStream_t stream) {
-  const Rows rows{p.offsets, p.row_stride, p.length};
+  const Rows rows(p);
   std::uint32_t words = kMinSortWords;
   while (words < p.k) words <<= 1;
   const bool cached = p.max_length <= kKeyCacheMax;

@@ -26,7 +26,6 @@ namespace {
 
 namespace cg = cooperative_groups;
 
-
 constexpr int kThreads = 256;
 // Resident blocks per SM the registers must allow (64 a thread, a few bytes spilled). Measured on
 // the H100 at B = 31 x 131072: 4 blocks (528) against 3 (396, no spill): 127 / 193 us against
@@ -39,8 +38,12 @@ static_assert(kSplitSelectMaxK % kThreads == 0 &&
               "the rank phase's words fit in a block's default shared memory");
 
 // Pass p's digit: key bits [shift, shift + bits). 12 + 12 + 8 = 32.
-__host__ __device__ constexpr int digit_bits(int pass) { return pass < 2 ? 12 : 8; }
-__host__ __device__ constexpr int digit_shift(int pass) { return pass == 0 ? 20 : pass == 1 ? 8 : 0; }
+__host__ __device__ constexpr int digit_bits(int pass) {
+  return pass < 2 ? 12 : 8;
+}
+__host__ __device__ constexpr int digit_shift(int pass) {
+  return pass == 0 ? 20 : pass == 1 ? 8 : 0;
+}
 
 // A thread's keys of a segment: element tid + i * kThreads for i < kItems (kNoElement past the
 // row's end), all sixteen reads in flight at once.
@@ -57,7 +60,8 @@ __device__ __forceinline__ void load_keys(const T* row, std::int64_t begin, int 
 
 struct Segment {
   std::int64_t r, index, begin, length;
-  int n;  // its elements
+  std::int64_t start;  // its row's, in values
+  int n;               // its elements
 };
 
 // Work item `item` (row-major over rows x segments_per_row); false for a segment past its row's.
@@ -65,7 +69,9 @@ __device__ __forceinline__ bool segment_of(const Rows& rows, const Workspace& w,
                                            Segment& s) {
   s.r = item / w.segments_per_row;
   s.index = item % w.segments_per_row;
-  s.length = rows.size(s.r);
+  const GuardedRow row = rows.row(s.r);  // (a flawed row: empty)
+  s.length = row.length;
+  s.start = row.start;
   if (s.index >= segments_of(s.length)) return false;
   s.begin = s.index * kSplitSegment;
   s.n = static_cast<int>(min(s.length - s.begin, kSplitSegment));
@@ -143,12 +149,11 @@ __device__ void pick_digit(const Workspace& w, std::int64_t r, std::int64_t k, i
 template <typename T, class Scan>
 __device__ void segment_pass(const T* values, const Rows& rows, const Workspace& w,
                              const Segment& s, const RowState& state, std::int64_t k, int pass,
-                             unsigned int* histogram, int& last,
-                             typename Scan::TempStorage& scan) {
+                             unsigned int* histogram, int& last, typename Scan::TempStorage& scan) {
   const int tid = threadIdx.x;
   const int shift = digit_shift(pass), bins = 1 << digit_bits(pass);
   std::uint32_t keys[kItems];
-  load_keys(values + rows.start(s.r), s.begin, s.n, keys);
+  load_keys(values + s.start, s.begin, s.n, keys);
   for (int b = tid; b < bins; b += kThreads) histogram[b] = 0;
   __syncthreads();
 #pragma unroll
@@ -219,7 +224,7 @@ __device__ void segment_choose(const T* values, const Rows& rows, const Workspac
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const RowState state = state_of(w, s.r);
   std::uint32_t keys[kItems];
-  load_keys(values + rows.start(s.r), s.begin, s.n, keys);
+  load_keys(values + s.start, s.begin, s.n, keys);
   unsigned long long* words = w.words + s.r * k;
   // Through the counter: every key of a settled row's prefix, or every key above the threshold.
   const bool settled = state.settled != 0;
@@ -284,14 +289,18 @@ __device__ void segment_choose(const T* values, const Rows& rows, const Workspac
 // ranks are the sorted order.
 constexpr int kRun = kThreads;
 
-// Output slot j < k of row r: the chosen `word` at `slot` (j < chosen), else the -inf / -1 filler.
+// Output slot j < k of row r: the chosen `word` at `slot` (j < chosen), else the -inf / -1 filler;
+// a flawed row (read as empty) is marked instead.
 template <typename T>
 __device__ __forceinline__ void write_result(const T* values, const Rows& rows, std::int64_t r,
                                              std::int64_t k, std::int64_t j, std::uint32_t chosen,
                                              unsigned long long word, std::uint32_t slot,
                                              T* out_values, std::int64_t* out_indices) {
-  const T* row = values + rows.start(r);
-  if (j < chosen)
+  const GuardedRow at = rows.row(r);
+  const T* row = values + at.start;
+  if (at.flaws)
+    mark_row(rows, r, k, at.flaws, j, k, out_values, out_indices);  // slot j alone
+  else if (j < chosen)
     write_chosen(row, word, slot, out_values + r * k, out_indices + r * k);
   else
     write_slot(row, -1, out_values, out_indices, r * k + j);
@@ -308,7 +317,7 @@ __device__ void sort_run(const T* values, const Rows& rows, const Workspace& w, 
   shared_words[tid] = j < chosen ? __ldcg(words + tid) : kEmptyWord;
   __syncthreads();
   sort_words<kThreads>(shared_words, kRun);  // (ends with a barrier)
-  if (k <= kRun) {  // the row's only run: the place is the slot
+  if (k <= kRun) {                           // the row's only run: the place is the slot
     if (j < k)
       write_result(values, rows, r, k, j, chosen, shared_words[tid], static_cast<std::uint32_t>(j),
                    out_values, out_indices);
@@ -410,7 +419,7 @@ template <typename T>
 Status split_select(const TopkProblem& p, cudaStream_t stream) {
   Workspace w = workspace_of(p);
   const auto* values = static_cast<const T*>(p.values);
-  Rows rows{p.offsets, p.row_stride, p.length};
+  Rows rows(p);
   // (the rank phase holds a row's chosen words, padded to whole runs)
   const std::size_t smem = std::max<std::size_t>(
       kRowBins * sizeof(unsigned int), (p.k + kRun - 1) / kRun * kRun * sizeof(unsigned long long));
@@ -425,9 +434,8 @@ Status split_select(const TopkProblem& p, cudaStream_t stream) {
   std::int64_t* out_indices = p.out_indices;
   std::int64_t k = p.k;
   void* args[] = {&values, &rows, &k, &w, &out_values, &out_indices};
-  if (const cudaError_t e = cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel),
-                                                        dim3(blocks), dim3(kThreads), args, smem,
-                                                        stream);
+  if (const cudaError_t e = cudaLaunchCooperativeKernel(
+          reinterpret_cast<const void*>(kernel), dim3(blocks), dim3(kThreads), args, smem, stream);
       e != cudaSuccess)
     return cuda_failure(e);
   return Status::ok;

@@ -18,16 +18,31 @@ using namespace topk_order;
 
 constexpr unsigned kFullMask = 0xffffffffu;
 
+// Where row r lies. Packed rows are guarded (kernels/common/row_guard.h): a flawed row reads as
+// empty at the tensor's start (so no kernel reads it), and the kernels mark its slots (mark_row).
 struct Rows {
   const std::int64_t* offsets;
   std::int64_t row_stride;
   std::int64_t length;
-  __device__ std::int64_t start(std::int64_t r) const {
-    return offsets ? offsets[r] : r * row_stride;
+  std::int64_t total;
+  std::int64_t max_length;
+  std::int32_t* status;
+  bool guarded;
+  explicit Rows(const TopkProblem& p)
+      : offsets(p.offsets),
+        row_stride(p.row_stride),
+        length(p.length),
+        total(p.total),
+        max_length(p.max_length),
+        status(p.status),
+        guarded(!p.unguarded_for_tests) {}
+  __device__ GuardedRow row(std::int64_t r) const {
+    return offsets ? guarded_row(offsets, r, total, max_length, guarded)
+                   : GuardedRow{r * row_stride, length, 0};
   }
-  __device__ std::int64_t size(std::int64_t r) const {
-    return offsets ? offsets[r + 1] - offsets[r] : length;
-  }
+  __device__ std::int32_t flaws(std::int64_t r) const { return row(r).flaws; }
+  __device__ std::int64_t start(std::int64_t r) const { return row(r).start; }
+  __device__ std::int64_t size(std::int64_t r) const { return row(r).length; }
 };
 
 template <typename T>
@@ -63,15 +78,40 @@ __device__ __forceinline__ void read_keys(const T* row, int first, int length,
     keys[u] = first + u * Stride < length ? key_of_bits(keys[u]) : kNoElement;
 }
 
+// A constant of T, given by its bits in each element type.
+template <typename T>
+__device__ __forceinline__ T constant_of(std::uint32_t f32, unsigned short f16,
+                                         unsigned short bf16) {
+  if constexpr (std::is_same_v<T, float>) {
+    return __uint_as_float(f32);
+  } else if constexpr (std::is_same_v<T, __half>) {
+    return __ushort_as_half(f16);
+  } else {
+    return __ushort_as_bfloat16(bf16);
+  }
+}
+
 template <typename T>
 __device__ __forceinline__ T negative_infinity() {
-  if constexpr (std::is_same_v<T, float>) {
-    return __uint_as_float(0xff800000u);
-  } else if constexpr (std::is_same_v<T, __half>) {
-    return __ushort_as_half(0xfc00);
-  } else {
-    return __ushort_as_bfloat16(0xff80);
+  return constant_of<T>(0xff800000u, 0xfc00, 0xff80);
+}
+
+template <typename T>
+__device__ __forceinline__ T quiet_nan() {
+  return constant_of<T>(0x7fc00000u, 0x7e00, 0x7fc0);
+}
+
+// A flawed row r (flaws != 0): slots first, first + step, ... < k get NaN and index -1; the thread
+// of slot 0 ORs the flaws into the call's status.
+template <typename T>
+__device__ __forceinline__ void mark_row(const Rows& rows, std::int64_t r, std::int64_t k,
+                                         std::int32_t flaws, std::int64_t first, std::int64_t step,
+                                         T* out_values, std::int64_t* out_indices) {
+  for (std::int64_t j = first; j < k; j += step) {
+    out_values[r * k + j] = quiet_nan<T>();
+    out_indices[r * k + j] = -1;
   }
+  if (first == 0 && rows.status) atomicOr(rows.status, flaws);
 }
 
 // Slot j of row r: the element of index `index`, or the -inf / -1 filler when index < 0.

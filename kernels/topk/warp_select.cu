@@ -76,8 +76,13 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
   const int warp = threadIdx.x >> 5;
   const std::int64_t r = std::int64_t{blockIdx.x} * kWarpsPerBlock + warp;
   if (r >= num_rows) return;
-  const T* row = values + rows.start(r);
-  const int length = static_cast<int>(rows.size(r));
+  const GuardedRow at = rows.row(r);
+  if (at.flaws) {  // the whole warp
+    mark_row(rows, r, k, at.flaws, lane, 32, out_values, out_indices);
+    return;
+  }
+  const T* row = values + at.start;
+  const int length = static_cast<int>(at.length);
   const std::uint32_t k32 = static_cast<std::uint32_t>(k);
 
   // Every read goes out before any key is computed: kItems reads in flight per lane.
@@ -145,7 +150,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
 
 template <typename T, int kItems>
 void launch_rows(const TopkProblem& p, cudaStream_t stream) {
-  const Rows rows{p.offsets, p.row_stride, p.length};
+  const Rows rows(p);
   const auto blocks = static_cast<unsigned>((p.rows + kWarpsPerBlock - 1) / kWarpsPerBlock);
   warp_select_kernel<T, kItems><<<blocks, kWarpsPerBlock * 32, 0, stream>>>(
       static_cast<const T*>(p.values), rows, p.rows, p.k, static_cast<T*>(p.out_values),

@@ -98,34 +98,47 @@ def topk(x: torch.Tensor, k: int, algorithm: str = "auto") -> TopkResult:
 
 
 def topk_varlen(values: torch.Tensor, offsets: torch.Tensor, k: int, max_length: int = -1,
-                algorithm: str = "auto", unsafe: bool = False) -> TopkResult:
+                algorithm: str = "auto", unsafe: bool = False,
+                status: Optional[torch.Tensor] = None) -> TopkResult:
     """:func:`topk` over rows packed end to end: row r is ``values[offsets[r]:offsets[r + 1]]``.
+
+    On CUDA the offsets never leave the device: no host sync, so a CUDA graph can capture the
+    call. The kernels check every row themselves: a row that runs outside ``values``, decreases
+    (a negative length) or is longer than ``max_length`` is read nowhere and marked, every slot
+    NaN with index -1, and its flaws (1: outside, 2: decreasing, 4: longer than ``max_length``)
+    are OR-ed into ``status`` when given. CPU offsets are checked on the host and raise, as do
+    CUDA ones when the environment sets ``SAMEBITS_DEBUG_METADATA=1`` (a sync; not under capture).
 
     Args:
         values: ``[total]`` float32, float16 or bfloat16.
         offsets: ``[rows + 1]`` int64 on ``values``' device.
         k: at least 1; slots past a short row's end hold -inf and index -1.
-        max_length: bounds every row (it picks the algorithm, whatever the batch holds); -1: the
-            longest row.
+        max_length: bounds every row, sizes the launch and picks the algorithm (as
+            FlashAttention's ``max_seqlen``); a longer row is marked. -1: the longest row on the
+            CPU, ``values.numel()`` on CUDA (safe, but slower than a tight bound). Whichever
+            algorithm runs, the bits are the same.
         algorithm: as for :func:`topk`.
-        unsafe: on CUDA with ``max_length`` given, skip the offsets' check (no device-to-host copy,
-            so a CUDA graph can capture the call).
+        unsafe: ignored; kept so that old callers still run (nothing is unchecked any more).
+        status: optional ``int32 [1]`` on ``values``' device; flaws are OR-ed in, never cleared.
 
     Returns:
         ``values [rows, k]`` and ``indices [rows, k]`` int64 (positions within each row).
     """
     return TopkResult(*torch.ops.samebits.topk_varlen(values, offsets, k, max_length, algorithm,
-                                                      unsafe))
+                                                      unsafe, status))
 
 
 def indexer(q: torch.Tensor, keys: torch.Tensor, offsets: torch.Tensor, weights: torch.Tensor,
             k: int, max_length: int = -1, q_scale: Optional[torch.Tensor] = None,
             k_scale: Optional[torch.Tensor] = None, unsafe: bool = False,
-            algorithm: str = "tensor_cores") -> IndexerResult:
+            algorithm: str = "tensor_cores",
+            status: Optional[torch.Tensor] = None) -> IndexerResult:
     """The attention indexer of reference 000 over variable-length items, in one call.
 
     Each key's score is the sum over heads of ``relu(q[b, h] . key * scale) * weights[b, h]``,
-    then each item's top k; every item's bits as if it ran alone.
+    then each item's top k; every item's bits as if it ran alone. The offsets are guarded as
+    :func:`topk_varlen`'s: a flawed item reads no key and writes no score, its ``top_values`` are
+    NaN and ``top_indices`` -1, and its flaws go into ``status``.
 
     Args:
         q: ``[B, H, d]`` bfloat16 or float8_e4m3fn; H in {4, 8, 16, 32, 64}, d a multiple of 4
@@ -135,20 +148,23 @@ def indexer(q: torch.Tensor, keys: torch.Tensor, offsets: torch.Tensor, weights:
         offsets: ``[B + 1]`` int64.
         weights: ``[B, H]`` float32.
         k: how many keys each item selects.
-        max_length: bounds every item; -1: the longest item.
+        max_length: bounds every item and sizes the launch; -1: the longest item on the CPU,
+            ``keys.size(0)`` on CUDA (safe, but slower than a tight bound).
         q_scale: ``[B]`` float32, float8 only (default 1).
         k_scale: ``[B]`` float32, float8 only (default 1).
-        unsafe: as for :func:`topk_varlen`.
+        unsafe: ignored, as for :func:`topk_varlen`.
         algorithm: how q K^T is formed: ``"tensor_cores"`` (bf16 MMA on CUDA; its CPU twin is
             within the same error bound, not the same bits) or ``"exact"`` (float32 fma in order:
             CPU and CUDA give the same bits).
+        status: as for :func:`topk_varlen`.
 
     Returns:
-        ``scores [total]`` float32 (packed like ``keys``), ``top_values [B, k]`` float32 and
-        ``top_indices [B, k]`` int64 (positions within each item).
+        ``scores [total]`` float32 (packed like ``keys``; positions no valid item covers are
+        unspecified), ``top_values [B, k]`` float32 and ``top_indices [B, k]`` int64 (positions
+        within each item).
     """
     return IndexerResult(*torch.ops.samebits.indexer(q, keys, offsets, weights, k, max_length,
-                                                     q_scale, k_scale, unsafe, algorithm))
+                                                     q_scale, k_scale, unsafe, algorithm, status))
 
 
 def rms_norm(x: torch.Tensor, w: torch.Tensor, eps: float) -> torch.Tensor:

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <numeric>
@@ -124,8 +125,9 @@ TEST(TopkTwin, PackedRowsOfAnyLengthAreEachRowAlone) {
                indices.data() + r * kk, "packed row " + std::to_string(r));
 }
 
-// Sizes the twin cannot take are refused before anything is read or written.
-TEST(TopkTwin, RefusesARowLongerThanItsBound) {
+// Sizes the twin cannot take are refused before anything is read or written; a row longer than
+// its bound is read nowhere and marked (NaN, -1; topk_guard_test.cpp has the whole corpus).
+TEST(TopkTwin, RefusesBadSizesAndMarksARowLongerThanItsBound) {
   const std::vector<float> row(4, 1.0f);
   const std::vector<std::int64_t> offsets = {0, 4};
   float value = 7.0f;
@@ -134,16 +136,18 @@ TEST(TopkTwin, RefusesARowLongerThanItsBound) {
   p.values = row.data();
   p.rows = 1;
   p.offsets = offsets.data();
-  p.max_length = 3;
-  p.k = 1;
+  p.max_length = 4;
+  p.k = 0;
   p.out_values = &value;
   p.out_indices = &index;
   EXPECT_EQ(k::invariant_topk_cpu(p), k::Status::invalid_argument);
-  p.max_length = 4;
-  p.k = 0;
-  EXPECT_EQ(k::invariant_topk_cpu(p), k::Status::invalid_argument);
   EXPECT_EQ(value, 7.0f);
   EXPECT_EQ(index, 7);
+  p.max_length = 3;
+  p.k = 1;
+  EXPECT_EQ(k::invariant_topk_cpu(p), k::Status::ok);
+  EXPECT_TRUE(std::isnan(value));
+  EXPECT_EQ(index, -1);
 }
 
 }  // namespace

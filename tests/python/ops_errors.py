@@ -3,6 +3,7 @@
 # and (where a GPU is visible) on CUDA tensors; none ends the process. Good calls work (controls).
 # The messages carry numbers on purpose: a C++ runtime that cannot format them (a second, static
 # libstdc++ in the ops library) shows up here as a missing number, or as the crash it caused.
+import os
 import sys
 
 import torch
@@ -71,9 +72,9 @@ def check_topk(device):
         expect_error("int32 varlen offsets", "offsets must be a 1-D int64",
                      lambda: ops.topk_varlen(x.flatten(), off.int(), 3)),
         expect_error("varlen offsets past the end", "row 1 has [40, 101)",
-                     lambda: ops.topk_varlen(x.flatten(), torch.tensor([0, 40, 101], device=device), 3)),
+                     debug(lambda: ops.topk_varlen(x.flatten(), torch.tensor([0, 40, 101], device=device), 3))),
         expect_error("max_length below a row", "a row of length 60 exceeds max_length = 50",
-                     lambda: ops.topk_varlen(x.flatten(), off, 3, 50)),
+                     debug(lambda: ops.topk_varlen(x.flatten(), off, 3, 50))),
         expect_error("max_length below a row, unsafe on host offsets", "a row of length 60 exceeds max_length = 50",
                      lambda: ops.topk_varlen(x.flatten().cpu(), off.cpu(), 3, 50, unsafe=True)),
         expect_error("varlen k = 0", "k must be at least 1, got 0", lambda: ops.topk_varlen(x.flatten(), off, 0)),
@@ -106,9 +107,9 @@ def check_indexer(device):
         expect_error("offsets' length", "offsets must be int64 [B + 1], got Long [2]",
                      lambda: ops.indexer(q, keys, off[:2], w, 8)),
         expect_error("offsets past the keys", "offsets must rise to at most keys.size(0) = 300",
-                     lambda: ops.indexer(q, keys, torch.tensor([0, 100, 301], device=device), w, 8)),
+                     debug(lambda: ops.indexer(q, keys, torch.tensor([0, 100, 301], device=device), w, 8))),
         expect_error("max_length below an item", "a row of length 200 exceeds max_length = 150",
-                     lambda: ops.indexer(q, keys, off, w, 8, 150)),
+                     debug(lambda: ops.indexer(q, keys, off, w, 8, 150))),
         expect_error("scales with bf16", "q_scale and k_scale go with float8_e4m3fn inputs only",
                      lambda: ops.indexer(q, keys, off, w, 8, -1, torch.ones(2, device=device))),
     ]
@@ -133,30 +134,42 @@ def check(device):
 
 
 def check_graph_capture(device):
-    """A CUDA graph capture allows no device-to-host copy: the offsets' check is refused there with
-    a message naming unsafe=True, and the unsafe call, captured, replays to the eager results."""
+    """CUDA offsets stay on the device: the default call (no max_length, no unsafe) captures and
+    replays to the eager results; the debug switch's host check is refused under capture."""
     ops = torch.ops.samebits
     x = torch.randn(160, device=device)
     off = torch.tensor([0, 60, 100, 160], device=device)
-    want_v, want_i = ops.topk_varlen(x, off, 5, 60)
+    want_v, want_i = ops.topk_varlen(x, off, 5)
     failures = []
     stream = torch.cuda.Stream()
     with torch.cuda.stream(stream):
-        ops.topk_varlen(x, off, 5, 60, unsafe=True)  # warm-up outside the capture
+        ops.topk_varlen(x, off, 5)  # warm-up outside the capture
         stream.synchronize()
         refused = torch.cuda.CUDAGraph()
         failures.append(expect_error(
-            "checked topk_varlen under capture", "pass max_length and unsafe=True",
-            lambda: capture(refused, stream, lambda: ops.topk_varlen(x, off, 5, 60))))
+            "debug-checked topk_varlen under capture", "SAMEBITS_DEBUG_METADATA copies the offsets",
+            debug(lambda: capture(refused, stream, lambda: ops.topk_varlen(x, off, 5)))))
         graph = torch.cuda.CUDAGraph()
         try:
-            got_v, got_i = capture(graph, stream, lambda: ops.topk_varlen(x, off, 5, 60, unsafe=True))
+            got_v, got_i = capture(graph, stream, lambda: ops.topk_varlen(x, off, 5))
         except RuntimeError as e:
-            return failures + [f"unsafe topk_varlen under capture: {str(e).splitlines()[0]}"]
+            return failures + [f"topk_varlen under capture: {str(e).splitlines()[0]}"]
     graph.replay()
     torch.cuda.synchronize()
     return failures + [expect_equal("captured topk_varlen values", got_v, want_v),
                        expect_equal("captured topk_varlen indices", got_i, want_i)]
+
+
+def debug(fn):
+    """fn, run with SAMEBITS_DEBUG_METADATA=1: CUDA offsets are checked on the host and raise
+    (host offsets always are)."""
+    def run():
+        os.environ["SAMEBITS_DEBUG_METADATA"] = "1"
+        try:
+            return fn()
+        finally:
+            del os.environ["SAMEBITS_DEBUG_METADATA"]
+    return run
 
 
 def capture(graph, stream, fn):
