@@ -52,17 +52,30 @@ class CheckResult:
 
     @property
     def ok(self) -> bool:
-        """Whether every check held on every case (the report's exit code 0)."""
-        return self.report.exit_code == 0
+        """Whether every check held on every case (the report's exit code 0), each check having
+        run some case: a check whose every case was skipped proves nothing, so it is not ok."""
+        return self.report.exit_code == 0 and self._ran()
 
     @property
     def verdict(self) -> str:
-        """``"holds"``, ``"violated"`` (a case's outputs differed) or ``"error"`` (cases did not
-        run: the callable raised or returned no tensor)."""
-        if self.ok:
-            return "holds"
+        """``"holds"``, ``"violated"`` (a case's outputs differed), ``"error"`` (cases did not
+        run: the callable raised or returned no tensor) or ``"skipped"`` (a check ran no case, e.g.
+        a gradient check of a callable with no backward: :attr:`skip_reason` says why)."""
+        if self.report.exit_code == 0:
+            return "holds" if self._ran() else "skipped"
         violated = any(v.outcome == "unexpected_violation" for v in self.violations)
         return "violated" if violated else "error"
+
+    @property
+    def skip_reason(self) -> Optional[str]:
+        """Why the first skipped case was skipped, or None where none was."""
+        return next((c.get("reason") for c in self.report.cases
+                     if c.get("verdict") == "skipped"), None)
+
+    def _ran(self) -> bool:
+        """Whether every check ran at least one case (none was skipped whole)."""
+        checks = self.report.data.get("checks", [])
+        return bool(checks) and all(c["held"] + c["violated"] + c["errors"] > 0 for c in checks)
 
     @property
     def path(self) -> Optional[Path]:
@@ -74,7 +87,9 @@ class CheckResult:
         s = self.report.summary
         head = (f"samebits.check({self.name}): {self.verdict}: {len(self.violations)} of "
                 f"{s['checks']} checks not as promised ({s['cases']} cases: {s['held']} held, "
-                f"{s['violated']} violated, {s['errors']} errors)")
+                f"{s['violated']} violated, {s['errors']} errors, {s['skipped']} skipped)")
+        if self.verdict == "skipped":
+            head += f": {self.skip_reason}"
         if self.path is not None:
             head += f"; report: {self.path}"
         parts = [head]
@@ -85,7 +100,8 @@ class CheckResult:
         return "\n".join(parts)
 
     def raise_if_violated(self) -> None:
-        """Raises :class:`InvarianceError` with :meth:`summary` unless every check held."""
+        """Raises :class:`InvarianceError` with :meth:`summary` unless every check held (a check
+        that ran no case did not)."""
         if not self.ok:
             raise InvarianceError(self)
 

@@ -38,9 +38,13 @@ _DEFAULT_SWEEPS: Dict[str, Dict[str, list]] = {
     "padding_invariance": {"padding": ["right", "left", "packed"], "lengths": [[3, 1, 5]]},
     "chunking_invariance": {"batch": [2], "chunk": [1, 2]},
     "reference": {"batch": [2]},
+    "gradient_invariance": {"batch": [2, 8], "position": ["first", "last"]},
+    "gradient_determinism": {"batch": [4]},
 }
 CHECK_KINDS: Tuple[str, ...] = tuple(_DEFAULT_SWEEPS)
 _SEQUENCE_KINDS = ("padding_invariance", "chunking_invariance")
+# Asked for by name only: they call the callable's backward, which not every callable has.
+_GRADIENT_KINDS = ("gradient_invariance", "gradient_determinism")
 _IMPL = "python"
 
 
@@ -227,8 +231,8 @@ def _schema(op: str, fn: Callable, sig: Optional[inspect.Signature], given: Dict
 def _checks_json(checks: Any, compare: Any, axes: Mapping[str, list],
                  sequenced: bool) -> List[Dict[str, Any]]:
     if checks is None:
-        kinds = [k for k in CHECK_KINDS if k != "reference" and (sequenced or
-                                                                 k not in _SEQUENCE_KINDS)]
+        kinds = [k for k in CHECK_KINDS if k != "reference" and k not in _GRADIENT_KINDS and
+                 (sequenced or k not in _SEQUENCE_KINDS)]
         checks = {k: {} for k in kinds}
     elif isinstance(checks, str):
         checks = {checks: {}}

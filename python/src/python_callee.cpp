@@ -80,7 +80,12 @@ ImplSpec PythonCallee::implementation() const {
 void PythonCallee::call(torch::jit::Stack& stack) const {
   const std::string& name = schema_.name();
   const py::gil_scoped_acquire gil;
-  const c10::AutoGradMode no_grad(false);
+  // Autograd only where a gradient check asks for it (an input requires a gradient): then the
+  // outputs keep their graph back to the inputs; every other call runs and returns without one.
+  bool wants_grad = false;
+  for (const auto& v : stack)
+    wants_grad = wants_grad || (v.isTensor() && v.toTensor().requires_grad());
+  const c10::AutoGradMode grad_mode(wants_grad);
   const auto& arguments = schema_.arguments();
   py::list positional;
   py::dict keywords;
@@ -119,7 +124,10 @@ void PythonCallee::call(torch::jit::Stack& stack) const {
         name, returned.size(), returned.size() == 1 ? "" : "s", expected));
   }
   stack.clear();
-  for (const auto& r : returned) stack.emplace_back(THPVariable_Unpack(r.ptr()).detach());
+  for (const auto& r : returned) {
+    const at::Tensor& t = THPVariable_Unpack(r.ptr());
+    stack.emplace_back(wants_grad ? t : t.detach());
+  }
 }
 
 }  // namespace samebits

@@ -25,7 +25,8 @@ class __attribute__((visibility("hidden"))) PythonCallee final : public SchemaCa
   std::string how() const override { return "through a Python callable"; }
   // One thread at a time holds the GIL anyway; one lane keeps the calls in plan order.
   bool serial() const override { return true; }
-  // Takes the GIL (the engine runs without it) and calls fn without autograd. Throws
+  // Takes the GIL (the engine runs without it) and calls fn, with autograd only where an input
+  // requires a gradient (the gradient checks). Throws
   // std::runtime_error for an exception fn raised (its type, message and line) and for a
   // return that is not a tensor or a tuple or list of as many tensors as the schema returns.
   void call(torch::jit::Stack& stack) const override;

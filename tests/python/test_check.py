@@ -87,6 +87,50 @@ def test_a_row_wise_callable_holds_every_kind(fn, tmp_path):
     assert (tmp_path / "r.html").exists() and (tmp_path / "r.xml").exists()
 
 
+def sum_in_backward(x):
+    # The forward is x exactly (the added term is zero); its backward hands each row the batch's
+    # column sums: invariant forward bits, batch-dependent gradients.
+    return x + (x - x.detach()) * x.sum(0, keepdim=True)
+
+
+class NoisyBackward(torch.autograd.Function):
+    """x * 2 forward; a fresh random term in the backward (a Python autograd node)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2.0
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * 2.0 + torch.rand_like(g)
+
+
+def test_gradient_kinds_catch_a_flaw_the_forward_does_not_show():
+    assert samebits.check(sum_in_backward, ROW, axes=AXES, checks="batch_invariance").ok
+    result = samebits.check(sum_in_backward, ROW, axes=AXES, checks="gradient_invariance")
+    assert violated_kinds(result) == {"gradient_invariance"}, result.summary()
+    assert "input gradients" in result.violations[0].detail
+    noisy_backward = samebits.check(lambda x: NoisyBackward.apply(x), ROW, axes=AXES,
+                                    checks=["determinism", "gradient_determinism"])
+    assert violated_kinds(noisy_backward) == {"gradient_determinism"}, noisy_backward.summary()
+
+
+def test_gradient_kinds_are_asked_for_by_name_and_a_callable_without_backward_is_skipped():
+    assert not {"gradient_invariance", "gradient_determinism"} & {
+        c["kind"] for c in samebits.check(torch.relu, ROW, axes=AXES).report.checks}
+
+    def no_backward(x):
+        with torch.no_grad():
+            return x * 2.0
+
+    result = samebits.check(no_backward, ROW, axes=AXES,
+                            checks=["batch_invariance", "gradient_invariance"])
+    assert not result.ok and result.verdict == "skipped", result.summary()
+    assert "has no backward" in result.skip_reason
+    with pytest.raises(samebits.InvarianceError, match="skipped"):
+        result.raise_if_violated()
+
+
 def test_a_violation_reads_as_check_case_index_values_and_ulp(tmp_path):
     result = samebits.check(centered, ROW, axes={"n": [8]}, checks=["batch_invariance"],
                             report=tmp_path / "centered.json")
