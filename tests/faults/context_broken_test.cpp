@@ -11,7 +11,11 @@
 #include "tests/faults/planted_fault_op.h"
 
 namespace samebits {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace context_broken_test_file {}
+using namespace context_broken_test_file;
+namespace context_broken_test_file {
 
 // What `run --isolate`'s child tells its parent, in order.
 class EventLog final : public CaseEvents {
@@ -80,5 +84,5 @@ TEST(ContextBroken, AnErrorAloneDoesNotEndTheRun) {
   EXPECT_EQ(r.summary.exit_code, 3);
 }
 
-}  // namespace
+}  // namespace context_broken_test_file
 }  // namespace samebits

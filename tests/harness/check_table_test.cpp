@@ -8,7 +8,11 @@
 #include "tests/support/test_names.h"
 
 namespace samebits {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace check_table_test_file {}
+using namespace check_table_test_file;
+namespace check_table_test_file {
 
 class CheckTableTest : public ::testing::TestWithParam<CheckKind> {};
 
@@ -64,5 +68,5 @@ TEST(CheckTable, GradientKindsDifferentiate) {
   }
 }
 
-}  // namespace
+}  // namespace check_table_test_file
 }  // namespace samebits

@@ -10,7 +10,11 @@
 #include "tests/support/tensor_bits.h"
 
 namespace samebits {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace compare_modes_test_file {}
+using namespace compare_modes_test_file;
+namespace compare_modes_test_file {
 
 Comparison bitwise() {
   return {};
@@ -173,5 +177,5 @@ INSTANTIATE_TEST_SUITE_P(Diff, DefaultTolerancesTest, ::testing::ValuesIn(kToler
                            return info.param.name;
                          });
 
-}  // namespace
+}  // namespace compare_modes_test_file
 }  // namespace samebits

@@ -12,7 +12,11 @@
 #include "harness/ops/decoder/engine.h"
 
 namespace samebits::decoder {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace decoder_engine_test_file {}
+using namespace decoder_engine_test_file;
+namespace decoder_engine_test_file {
 
 struct Tiny {
   ModelConfig config = model_config("tiny");
@@ -129,5 +133,5 @@ TEST(DecoderEngine, UnknownNamesAreRefusedNamingTheAccepted) {
   EXPECT_THROW(model_config("huge"), std::invalid_argument);
 }
 
-}  // namespace
+}  // namespace decoder_engine_test_file
 }  // namespace samebits::decoder

@@ -9,7 +9,11 @@
 #include "harness/diff.h"
 
 namespace samebits {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace diff_shortcut_test_file {}
+using namespace diff_shortcut_test_file;
+namespace diff_shortcut_test_file {
 
 struct ShortcutCase {
   std::string name;
@@ -109,5 +113,5 @@ std::vector<ShortcutCase> cases() {
 INSTANTIATE_TEST_SUITE_P(Diff, Shortcut, ::testing::ValuesIn(cases()),
                          [](const auto& info) { return info.param.name; });
 
-}  // namespace
+}  // namespace diff_shortcut_test_file
 }  // namespace samebits

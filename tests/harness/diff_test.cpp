@@ -12,7 +12,11 @@
 #include "tests/support/tensor_bits.h"
 
 namespace samebits {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace diff_test_file {}
+using namespace diff_test_file;
+namespace diff_test_file {
 
 // 8 float32 ones; the variant has its first `n` elements one ULP up (0x3f800001).
 at::Tensor ones8() {
@@ -324,5 +328,5 @@ TEST(TensorDigest, IsLowercaseHexSha256) {
   EXPECT_EQ(digest.find_first_not_of("0123456789abcdef"), std::string::npos) << digest;
 }
 
-}  // namespace
+}  // namespace diff_test_file
 }  // namespace samebits

@@ -5,7 +5,11 @@
 #include <gtest/gtest.h>
 
 namespace samebits {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace expectations_test_file {}
+using namespace expectations_test_file;
+namespace expectations_test_file {
 
 const Contract& contract() {
   static const Contract c = parse_contract(R"({"name": "c", "op": "sum",
@@ -86,5 +90,5 @@ TEST(Expectations, NearestIsTheSameDeviceWithFewestDifferences) {
   EXPECT_EQ(r.nearest()->name, "near");
 }
 
-}  // namespace
+}  // namespace expectations_test_file
 }  // namespace samebits

@@ -14,7 +14,11 @@
 #include "tests/support/run_contracts.h"
 
 namespace samebits {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace gradient_checks_test_file {}
+using namespace gradient_checks_test_file;
+namespace gradient_checks_test_file {
 
 using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
@@ -276,5 +280,5 @@ TEST(GradientChecks, OpWithFloatingInputTakesTheKindsUnlisted) {
   EXPECT_THROW(validate_contract(*half.front(), registry), ContractError);
 }
 
-}  // namespace
+}  // namespace gradient_checks_test_file
 }  // namespace samebits

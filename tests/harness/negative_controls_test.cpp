@@ -21,7 +21,11 @@
 #include "tests/support/test_names.h"
 
 namespace samebits {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace negative_controls_test_file {}
+using namespace negative_controls_test_file;
+namespace negative_controls_test_file {
 
 // The implementation that breaks `kind`.
 std::string violator_of(CheckKind kind) {
@@ -487,5 +491,5 @@ TEST(NegativeControls, TopkTieOrderIsInvisibleWithoutTies) {
   }
 }
 
-}  // namespace
+}  // namespace negative_controls_test_file
 }  // namespace samebits

@@ -16,7 +16,11 @@
 #include <vector>
 
 namespace samebits {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace ordered_pool_test_file {}
+using namespace ordered_pool_test_file;
+namespace ordered_pool_test_file {
 
 // Items take uneven times (later ones often faster), so threads finish out of order.
 void uneven_pause(std::size_t i) {
@@ -159,5 +163,5 @@ TEST(OrderedPool, AnItemsErrorIsRethrownAtItsTurn) {
   }
 }
 
-}  // namespace
+}  // namespace ordered_pool_test_file
 }  // namespace samebits

@@ -12,7 +12,11 @@
 #include "tests/support/control_contract.h"
 
 namespace samebits {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace plan_test_file {}
+using namespace plan_test_file;
+namespace plan_test_file {
 
 constexpr const char* kFile = "plan/bad.json";
 
@@ -336,5 +340,5 @@ TEST(PlanCases, ControlContractIsValid) {
   EXPECT_GT(plan_cases(contracts, registry, "cpu", 0).size(), 100u);
 }
 
-}  // namespace
+}  // namespace plan_test_file
 }  // namespace samebits

@@ -11,7 +11,11 @@
 #include "harness/selection.h"
 
 namespace samebits {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace shard_selection_test_file {}
+using namespace shard_selection_test_file;
+namespace shard_selection_test_file {
 
 std::vector<std::unique_ptr<Contract>> contracts() {
   std::vector<std::unique_ptr<Contract>> out;
@@ -88,5 +92,5 @@ TEST(Shards, AnIndexOutsideTheCountIsRefused) {
   EXPECT_THROW(select_cases(plan_cases(cs, registry, "cpu", 0), s), ContractError);
 }
 
-}  // namespace
+}  // namespace shard_selection_test_file
 }  // namespace samebits

@@ -11,7 +11,11 @@
 #include "tests/support/tensor_bits.h"
 
 namespace samebits {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace ulp_distance_test_file {}
+using namespace ulp_distance_test_file;
+namespace ulp_distance_test_file {
 
 struct UlpPair {
   std::string name;
@@ -142,5 +146,5 @@ INSTANTIATE_TEST_SUITE_P(Diff, ElementBitsTest, ::testing::ValuesIn(kBits),
                            return info.param.name;
                          });
 
-}  // namespace
+}  // namespace ulp_distance_test_file
 }  // namespace samebits

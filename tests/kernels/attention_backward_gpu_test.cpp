@@ -8,7 +8,11 @@
 #include "tests/kernels/attention_backward_inputs.h"
 
 namespace samebits {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace attention_backward_gpu_test_file {}
+using namespace attention_backward_gpu_test_file;
+namespace attention_backward_gpu_test_file {
 
 #define SAMEBITS_REQUIRE_CUDA() \
   if (!cuda_available()) GTEST_SKIP() << "no CUDA GPU visible"
@@ -99,5 +103,5 @@ TEST(CudaAttentionBackward, ASequencesGradientsAloneAndInBatches) {
   }
 }
 
-}  // namespace
+}  // namespace attention_backward_gpu_test_file
 }  // namespace samebits

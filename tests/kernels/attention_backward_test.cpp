@@ -11,7 +11,11 @@
 #include "tests/kernels/attention_backward_inputs.h"
 
 namespace samebits {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace attention_backward_test_file {}
+using namespace attention_backward_test_file;
+namespace attention_backward_test_file {
 
 // One sequence in float64, heads first: q, dout [H, ql, d], k, v [Hkv, kv, d]; hidden [ql, kv]
 // marks the keys a query does not see (causal), or is undefined.
@@ -248,5 +252,5 @@ INSTANTIATE_TEST_SUITE_P(Groups, AttentionBackwardInvariance,
                                   (info.param.causal ? "_Causal" : "_Full");
                          });
 
-}  // namespace
+}  // namespace attention_backward_test_file
 }  // namespace samebits

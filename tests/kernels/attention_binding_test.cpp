@@ -10,7 +10,11 @@
 #include "tests/kernels/expect_error.h"
 
 namespace samebits {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace attention_binding_test_file {}
+using namespace attention_binding_test_file;
+namespace attention_binding_test_file {
 
 using Outputs = std::tuple<at::Tensor, at::Tensor>;
 
@@ -146,5 +150,5 @@ TEST(AttentionBinding, AnEmptyBatchGivesEmptyOutputs) {
   EXPECT_EQ(lse.numel(), 0);
 }
 
-}  // namespace
+}  // namespace attention_binding_test_file
 }  // namespace samebits

@@ -12,7 +12,11 @@
 #include "kernels/attention/launch_order.h"
 
 namespace samebits {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace attention_launch_order_test_file {}
+using namespace attention_launch_order_test_file;
+namespace attention_launch_order_test_file {
 
 using kernels::attention_launch::block_place;
 using kernels::attention_launch::BlockPlace;
@@ -100,5 +104,5 @@ TEST(LaunchOrderPlain, SectionsDiffer) {
   EXPECT_GT(differ, 0);
 }
 
-}  // namespace
+}  // namespace attention_launch_order_test_file
 }  // namespace samebits

@@ -13,7 +13,11 @@
 #include "tests/kernels/attention_inputs.h"
 
 namespace samebits {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace attention_tensor_cores_gpu_test_file {}
+using namespace attention_tensor_cores_gpu_test_file;
+namespace attention_tensor_cores_gpu_test_file {
 
 #define SAMEBITS_REQUIRE_CUDA() \
   if (!cuda_available()) GTEST_SKIP() << "no CUDA GPU visible"
@@ -263,5 +267,5 @@ TEST(TensorCoreAttentionScale, AScaleNotPositiveRunsTheExactPath) {
   }
 }
 
-}  // namespace
+}  // namespace attention_tensor_cores_gpu_test_file
 }  // namespace samebits

@@ -12,7 +12,11 @@
 #include "tests/kernels/indexer_inputs.h"
 
 namespace samebits {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace indexer_tensor_cores_gpu_test_file {}
+using namespace indexer_tensor_cores_gpu_test_file;
+namespace indexer_tensor_cores_gpu_test_file {
 
 #define SAMEBITS_REQUIRE_CUDA() \
   if (!cuda_available()) GTEST_SKIP() << "no CUDA GPU visible"
@@ -140,5 +144,5 @@ TEST(TensorCoreIndexer, DiffersFromTheExactPath) {
   EXPECT_GT(differ, 0);
 }
 
-}  // namespace
+}  // namespace indexer_tensor_cores_gpu_test_file
 }  // namespace samebits

@@ -9,7 +9,11 @@
 #include "tests/kernels/attention_inputs.h"
 
 namespace samebits {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace invariant_attention_gpu_test_file {}
+using namespace invariant_attention_gpu_test_file;
+namespace invariant_attention_gpu_test_file {
 
 #define SAMEBITS_REQUIRE_CUDA() \
   if (!cuda_available()) GTEST_SKIP() << "no CUDA GPU visible"
@@ -99,5 +103,5 @@ TEST(CudaAttention, ARowsBitsAloneInABatchChunkedAndPaged) {
   EXPECT_TRUE(same_bits(whole.lse, decoded.lse));
 }
 
-}  // namespace
+}  // namespace invariant_attention_gpu_test_file
 }  // namespace samebits

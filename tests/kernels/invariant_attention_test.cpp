@@ -10,7 +10,11 @@
 #include "tests/kernels/attention_inputs.h"
 
 namespace samebits {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace invariant_attention_test_file {}
+using namespace invariant_attention_test_file;
+namespace invariant_attention_test_file {
 
 namespace order = kernels::attention_order;
 
@@ -209,5 +213,5 @@ TEST(AttentionOrder, RoundingToSixteenBitsIsAtensRounding) {
   }
 }
 
-}  // namespace
+}  // namespace invariant_attention_test_file
 }  // namespace samebits

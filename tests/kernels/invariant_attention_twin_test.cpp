@@ -13,7 +13,11 @@
 #include "tests/kernels/seeded_draws.h"
 
 namespace samebits {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace invariant_attention_twin_test_file {}
+using namespace invariant_attention_twin_test_file;
+namespace invariant_attention_twin_test_file {
 
 namespace k = samebits::kernels;
 
@@ -161,5 +165,5 @@ TEST(AttentionTwin, APagedCacheGivesThePackedBits) {
     ASSERT_EQ(k::float_to_bits(paged_lse[r]), k::float_to_bits(packed_lse[r])) << "row " << r;
 }
 
-}  // namespace
+}  // namespace invariant_attention_twin_test_file
 }  // namespace samebits

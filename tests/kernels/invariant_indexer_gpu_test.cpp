@@ -12,7 +12,11 @@
 #include "tests/kernels/topk_oracle.h"
 
 namespace samebits {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace invariant_indexer_gpu_test_file {}
+using namespace invariant_indexer_gpu_test_file;
+namespace invariant_indexer_gpu_test_file {
 
 #define SAMEBITS_REQUIRE_CUDA() \
   if (!cuda_available()) GTEST_SKIP() << "no CUDA GPU visible"
@@ -113,5 +117,5 @@ INSTANTIATE_TEST_SUITE_P(
              kernels::indexer_algorithm_name(std::get<1>(info.param));
     });
 
-}  // namespace
+}  // namespace invariant_indexer_gpu_test_file
 }  // namespace samebits

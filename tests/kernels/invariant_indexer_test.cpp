@@ -14,7 +14,11 @@
 #include "tests/kernels/topk_oracle.h"
 
 namespace samebits {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace invariant_indexer_test_file {}
+using namespace invariant_indexer_test_file;
+namespace invariant_indexer_test_file {
 
 struct ExactCase {
   at::ScalarType dtype;
@@ -166,5 +170,5 @@ TEST(IndexerErrors, NameTheArgumentAndAcceptedValues) {
                "algorithm must be \"tensor_cores\" or \"exact\", got \"fast\"");
 }
 
-}  // namespace
+}  // namespace invariant_indexer_test_file
 }  // namespace samebits

@@ -15,7 +15,11 @@
 #include "tests/kernels/seeded_draws.h"
 
 namespace samebits {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace invariant_indexer_twin_test_file {}
+using namespace invariant_indexer_twin_test_file;
+namespace invariant_indexer_twin_test_file {
 
 namespace k = samebits::kernels;
 
@@ -152,5 +156,5 @@ TEST(IndexerTwin, RefusesShapesTheKernelCannotTake) {
   EXPECT_EQ(k::invariant_indexer_cpu(p), k::Status::invalid_argument) << "3 heads";
 }
 
-}  // namespace
+}  // namespace invariant_indexer_twin_test_file
 }  // namespace samebits

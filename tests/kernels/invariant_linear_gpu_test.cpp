@@ -13,7 +13,11 @@
 #include "tests/kernels/linear_bound_check.h"
 
 namespace samebits {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace invariant_linear_gpu_test_file {}
+using namespace invariant_linear_gpu_test_file;
+namespace invariant_linear_gpu_test_file {
 
 #define SAMEBITS_REQUIRE_CUDA() \
   if (!cuda_available()) GTEST_SKIP() << "no CUDA GPU visible"
@@ -174,5 +178,5 @@ TEST(LinearGpuEdges, EmptyAndBadInput) {
       "bias must be on x's device");
 }
 
-}  // namespace
+}  // namespace invariant_linear_gpu_test_file
 }  // namespace samebits

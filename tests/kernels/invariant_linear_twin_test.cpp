@@ -14,7 +14,11 @@
 #include "tests/kernels/linear_bound_check.h"
 
 namespace samebits {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace invariant_linear_twin_test_file {}
+using namespace invariant_linear_twin_test_file;
+namespace invariant_linear_twin_test_file {
 
 struct TwinCase {
   std::int64_t m, n, k;
@@ -211,5 +215,5 @@ TEST(LinearTwinEdges, BadInputIsRefused) {
   expect_error([&] { invariant_matmul(x, at::randn({2, 8, 6})); }, "b must be [K, N]");
 }
 
-}  // namespace
+}  // namespace invariant_linear_twin_test_file
 }  // namespace samebits

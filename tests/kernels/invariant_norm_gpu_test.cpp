@@ -8,7 +8,11 @@
 #include "tests/kernels/expect_error.h"
 
 namespace samebits {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace invariant_norm_gpu_test_file {}
+using namespace invariant_norm_gpu_test_file;
+namespace invariant_norm_gpu_test_file {
 
 struct NormGpuCase {
   at::ScalarType dtype;
@@ -113,5 +117,5 @@ TEST(NormGpuEdges, EmptyNaNAndBadInput) {
                   .item<bool>());
 }
 
-}  // namespace
+}  // namespace invariant_norm_gpu_test_file
 }  // namespace samebits

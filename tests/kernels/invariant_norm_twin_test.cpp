@@ -13,7 +13,11 @@
 #include "tests/kernels/expect_error.h"
 
 namespace samebits {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace invariant_norm_twin_test_file {}
+using namespace invariant_norm_twin_test_file;
+namespace invariant_norm_twin_test_file {
 
 namespace order = kernels::norm_order;
 
@@ -201,5 +205,5 @@ TEST(NormTwinEdges, BadInputIsRefused) {
                         invariant_rms_norm(row, at::ones({8}), 1e-6)));
 }
 
-}  // namespace
+}  // namespace invariant_norm_twin_test_file
 }  // namespace samebits

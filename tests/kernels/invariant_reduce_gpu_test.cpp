@@ -10,7 +10,11 @@
 #include "kernels/reduce/binding.h"
 
 namespace samebits {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace invariant_reduce_gpu_test_file {}
+using namespace invariant_reduce_gpu_test_file;
+namespace invariant_reduce_gpu_test_file {
 
 #define SAMEBITS_REQUIRE_CUDA() \
   if (!cuda_available()) GTEST_SKIP() << "no CUDA GPU visible"
@@ -372,5 +376,5 @@ TEST(CudaInvariantReduce, ManyPackedRowsMatchTwin) {
   EXPECT_TRUE(at::equal(packed.view(at::kInt), twin.view(at::kInt)));
 }
 
-}  // namespace
+}  // namespace invariant_reduce_gpu_test_file
 }  // namespace samebits

@@ -8,7 +8,11 @@
 #include "kernels/reduce/binding.h"
 
 namespace samebits {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace invariant_reduce_test_file {}
+using namespace invariant_reduce_test_file;
+namespace invariant_reduce_test_file {
 
 TEST(InvariantReduceTwin, SixteenBitInputsReadExactly) {
   const at::Tensor x = at::randn({3, 777}).mul(100);
@@ -32,5 +36,5 @@ TEST(InvariantReduceBinding, ReducesAnyDimOfAnyLayout) {
   EXPECT_THROW(invariant_reduce(x.to(at::kDouble), 1, false), c10::Error);
 }
 
-}  // namespace
+}  // namespace invariant_reduce_test_file
 }  // namespace samebits

@@ -13,7 +13,11 @@
 #include "tests/kernels/seeded_draws.h"
 
 namespace samebits {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace invariant_reduce_twin_test_file {}
+using namespace invariant_reduce_twin_test_file;
+namespace invariant_reduce_twin_test_file {
 
 using kernels::bits_to_float;
 using kernels::float_to_bits;
@@ -208,5 +212,5 @@ TEST(InvariantReduceTwin, NanIsTheCudaCanonicalNanAndEmptyIsZero) {
   EXPECT_EQ(float_to_bits(twin_sum({-0.0f, -0.0f})), 0u);
 }
 
-}  // namespace
+}  // namespace invariant_reduce_twin_test_file
 }  // namespace samebits

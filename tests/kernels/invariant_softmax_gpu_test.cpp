@@ -20,7 +20,11 @@
 #include "tests/kernels/bit_compare.h"
 
 namespace samebits {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace invariant_softmax_gpu_test_file {}
+using namespace invariant_softmax_gpu_test_file;
+namespace invariant_softmax_gpu_test_file {
 
 #define SAMEBITS_REQUIRE_CUDA() \
   if (!cuda_available()) GTEST_SKIP() << "no CUDA GPU visible"
@@ -220,7 +224,7 @@ TEST(SoftmaxCudaEdgeTest, ExpAndLogMatchTheTwinBitwise) {
   EXPECT_EQ(bad, 0);
 }
 
-}  // namespace
+}  // namespace invariant_softmax_gpu_test_file
 // Long rows, more of them than the 512-thread cluster holds at once on an H100 (49), so that they
 // take the 256-thread cluster (two partials a thread), and row 0 alone, which takes the 512-thread
 // one: the twin's bits either way.

@@ -13,7 +13,11 @@
 #include "kernels/softmax/invariant_softmax_order.h"
 
 namespace samebits {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace invariant_softmax_math_test_file {}
+using namespace invariant_softmax_math_test_file;
+namespace invariant_softmax_math_test_file {
 
 namespace so = kernels::softmax_order;
 
@@ -136,5 +140,5 @@ TEST(SoftmaxMathTest, SixteenBitRoundingMatchesC10) {
   EXPECT_EQ(so::float_to_float16_bits(65520.0f), 0x7c00u);  // a tie, rounded to even: inf
 }
 
-}  // namespace
+}  // namespace invariant_softmax_math_test_file
 }  // namespace samebits

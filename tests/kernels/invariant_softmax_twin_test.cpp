@@ -14,7 +14,11 @@
 #include "tests/kernels/bit_compare.h"
 
 namespace samebits {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace invariant_softmax_twin_test_file {}
+using namespace invariant_softmax_twin_test_file;
+namespace invariant_softmax_twin_test_file {
 
 struct TwinCase {
   std::int64_t length;
@@ -180,5 +184,5 @@ TEST(SoftmaxTwinEdgeTest, AnotherOrderOrInputChangesBits) {
   EXPECT_TRUE(same_bits(want.narrow(0, 3, 5), got.narrow(0, 3, 5)));
 }
 
-}  // namespace
+}  // namespace invariant_softmax_twin_test_file
 }  // namespace samebits

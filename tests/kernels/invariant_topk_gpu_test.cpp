@@ -14,7 +14,11 @@
 #include "tests/kernels/topk_oracle.h"
 
 namespace samebits {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace invariant_topk_gpu_test_file {}
+using namespace invariant_topk_gpu_test_file;
+namespace invariant_topk_gpu_test_file {
 
 #define SAMEBITS_REQUIRE_CUDA() \
   if (!cuda_available()) GTEST_SKIP() << "no CUDA GPU visible"
@@ -225,5 +229,5 @@ TEST(CudaTopkLayouts, OffsetStridedRows) {
   }
 }
 
-}  // namespace
+}  // namespace invariant_topk_gpu_test_file
 }  // namespace samebits

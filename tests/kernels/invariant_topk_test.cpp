@@ -12,7 +12,11 @@
 #include "tests/support/tensor_bits.h"
 
 namespace samebits {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace invariant_topk_test_file {}
+using namespace invariant_topk_test_file;
+namespace invariant_topk_test_file {
 
 struct TopkCase {
   std::string kind;
@@ -134,5 +138,5 @@ TEST(TopkErrors, NameTheLimit) {
                "takes float32, float16 or bfloat16");
 }
 
-}  // namespace
+}  // namespace invariant_topk_test_file
 }  // namespace samebits

@@ -15,7 +15,11 @@
 #include "tests/kernels/seeded_draws.h"
 
 namespace samebits {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace invariant_topk_twin_test_file {}
+using namespace invariant_topk_twin_test_file;
+namespace invariant_topk_twin_test_file {
 
 namespace k = samebits::kernels;
 
@@ -150,5 +154,5 @@ TEST(TopkTwin, RefusesBadSizesAndMarksARowLongerThanItsBound) {
   EXPECT_EQ(index, -1);
 }
 
-}  // namespace
+}  // namespace invariant_topk_twin_test_file
 }  // namespace samebits

@@ -13,7 +13,11 @@
 #include "tests/kernels/bit_compare.h"
 
 namespace samebits {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace linear_paths_gpu_test_file {}
+using namespace linear_paths_gpu_test_file;
+namespace linear_paths_gpu_test_file {
 
 using kernels::LinearPath;
 
@@ -121,5 +125,5 @@ TEST(LinearPathsEdges, DecodeRefusesMoreThan64Rows) {
       kernels::Status::invalid_argument);
 }
 
-}  // namespace
+}  // namespace linear_paths_gpu_test_file
 }  // namespace samebits

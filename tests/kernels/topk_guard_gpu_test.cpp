@@ -16,7 +16,11 @@
 #include "tests/kernels/topk_oracle.h"
 
 namespace samebits {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace topk_guard_gpu_test_file {}
+using namespace topk_guard_gpu_test_file;
+namespace topk_guard_gpu_test_file {
 
 #define SAMEBITS_REQUIRE_CUDA() \
   if (!cuda_available()) GTEST_SKIP() << "no CUDA GPU visible"
@@ -211,5 +215,5 @@ TEST(IndexerGuardCuda, HostileOffsetsGiveTheTwinsMarksAndStatus) {
   }
 }
 
-}  // namespace
+}  // namespace topk_guard_gpu_test_file
 }  // namespace samebits

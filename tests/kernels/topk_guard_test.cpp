@@ -16,7 +16,11 @@
 #include "tests/support/tensor_bits.h"
 
 namespace samebits {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace topk_guard_test_file {}
+using namespace topk_guard_test_file;
+namespace topk_guard_test_file {
 
 // Every row's flaws are the ones stated by hand; a flawed row reads as empty at 0.
 TEST(RowGuard, FlawsOfEveryHostileRowAsStated) {
@@ -228,5 +232,5 @@ TEST(TopkGuardBinding, DebugSwitch) {
     unsetenv("SAMEBITS_DEBUG_METADATA");
 }
 
-}  // namespace
+}  // namespace topk_guard_test_file
 }  // namespace samebits

@@ -5,7 +5,11 @@
 #include <gtest/gtest.h>
 
 namespace samebits::localize {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace alignment_test_file {}
+using namespace alignment_test_file;
+namespace alignment_test_file {
 
 std::string show(const std::vector<AlignedPair>& pairs) {
   std::string s;
@@ -30,5 +34,5 @@ TEST(Alignment, ExtraOpsOnBothSidesAndAtTheEnds) {
   EXPECT_EQ(show(align({"a"}, {})), "0:- ");
 }
 
-}  // namespace
+}  // namespace alignment_test_file
 }  // namespace samebits::localize

@@ -7,7 +7,11 @@
 #include "harness/localize/op_recorder.h"
 
 namespace samebits::localize {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace chunked_localize_test_file {}
+using namespace chunked_localize_test_file;
+namespace chunked_localize_test_file {
 
 // A row-wise model of 9 rows and, planted, one whose rows follow the call's other rows.
 at::Tensor rows_input() {
@@ -180,5 +184,5 @@ TEST(InCallsSetup, BadChunksNameTheFlagAndTheAcceptedValues) {
   EXPECT_EQ(to_string(parse_compare("chunked_vs_whole")), "chunked_vs_whole");
 }
 
-}  // namespace
+}  // namespace chunked_localize_test_file
 }  // namespace samebits::localize

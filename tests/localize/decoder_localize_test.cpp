@@ -6,7 +6,11 @@
 #include <gtest/gtest.h>
 
 namespace samebits::localize {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace decoder_localize_test_file {}
+using namespace decoder_localize_test_file;
+namespace decoder_localize_test_file {
 
 DecoderSetup invariant_setup() {
   DecoderSetup s;
@@ -115,5 +119,5 @@ TEST(DecoderLocalize, BadSetupsNameTheirFlag) {
   EXPECT_THROW(parse_step("verify"), std::invalid_argument);
 }
 
-}  // namespace
+}  // namespace decoder_localize_test_file
 }  // namespace samebits::localize

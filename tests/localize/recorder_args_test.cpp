@@ -8,7 +8,11 @@
 #include "harness/localize/op_recorder.h"
 
 namespace samebits::localize {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace recorder_args_test_file {}
+using namespace recorder_args_test_file;
+namespace recorder_args_test_file {
 
 const OpRecord& top_level(const Recording& r, const std::string& name) {
   const auto it = std::find_if(r.ops.begin(), r.ops.end(), [&](const OpRecord& op) {
@@ -83,5 +87,5 @@ TEST(RecorderArgs, ATensorListIsSaidNotDescribed) {
   EXPECT_EQ(cat.inputs.size(), 2u) << "the list's tensors are still the op's inputs";
 }
 
-}  // namespace
+}  // namespace recorder_args_test_file
 }  // namespace samebits::localize

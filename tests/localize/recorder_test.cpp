@@ -10,7 +10,11 @@
 #include "harness/localize/op_recorder.h"
 
 namespace samebits::localize {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace recorder_test_file {}
+using namespace recorder_test_file;
+namespace recorder_test_file {
 
 // A batch of 9 packed rows whose rows 2 .. 5 are the item's (alone: 4 rows).
 RowMap batch_map() {
@@ -134,5 +138,5 @@ TEST(Recorder, RunVsRunComparesDigestsOfTheWholeTensors) {
   EXPECT_EQ(c.note, "whole-tensor digests differ");
 }
 
-}  // namespace
+}  // namespace recorder_test_file
 }  // namespace samebits::localize

@@ -14,7 +14,11 @@
 #include "tests/support/run_contracts.h"
 
 namespace samebits::localize {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace rerun_contract_test_file {}
+using namespace rerun_contract_test_file;
+namespace rerun_contract_test_file {
 
 // A batch of 9 packed rows, 3 sequences, whose rows 2 .. 5 are the item's (alone: 4 rows).
 RowMap batch_map() {
@@ -202,5 +206,5 @@ TEST(RerunContract, WhatNoContractDescribesIsSaid) {
             "mixes them, so no item's output can be cut out of a batch's");
 }
 
-}  // namespace
+}  // namespace rerun_contract_test_file
 }  // namespace samebits::localize

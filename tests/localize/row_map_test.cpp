@@ -5,7 +5,11 @@
 #include <gtest/gtest.h>
 
 namespace samebits::localize {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace row_map_test_file {}
+using namespace row_map_test_file;
+namespace row_map_test_file {
 
 // A batch of 3 sequences of 4, 5 and 2 tokens (11 packed rows, 5 padded rows each); the item is
 // the second.
@@ -63,5 +67,5 @@ TEST(RowMap, RowsOfAnotherShapeAreNotTheSame) {
   EXPECT_TRUE(same_rows_shape(at::ones({1, 5, 4}), at::ones({5, 1, 4})));
 }
 
-}  // namespace
+}  // namespace row_map_test_file
 }  // namespace samebits::localize

@@ -19,7 +19,11 @@
 #include "tests/support/text_files.h"
 
 namespace samebits {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace atomic_file_test_file {}
+using namespace atomic_file_test_file;
+namespace atomic_file_test_file {
 
 namespace fs = std::filesystem;
 
@@ -193,5 +197,5 @@ TEST_F(AtomicFileTest, TerminatedMidWriteLeavesNoTemporaryFile) {
   EXPECT_EQ(entries(dir), (std::vector<std::string>{"report.json"})) << "no temporary file left";
 }
 
-}  // namespace
+}  // namespace atomic_file_test_file
 }  // namespace samebits

@@ -12,7 +12,11 @@
 #include "tests/support/text_files.h"
 
 namespace samebits {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace case_journal_test_file {}
+using namespace case_journal_test_file;
+namespace case_journal_test_file {
 
 namespace fs = std::filesystem;
 
@@ -151,5 +155,5 @@ TEST_F(CaseJournalTest, ANewJournalReplacesAnOldOne) {
   EXPECT_TRUE(in.cases.empty());
 }
 
-}  // namespace
+}  // namespace case_journal_test_file
 }  // namespace samebits

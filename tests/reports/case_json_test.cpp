@@ -18,7 +18,11 @@
 #include "reports/model/report_reader.h"
 
 namespace samebits {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace case_json_test_file {}
+using namespace case_json_test_file;
+namespace case_json_test_file {
 
 std::vector<std::string> keys(const Json& object) {
   std::vector<std::string> out;
@@ -308,5 +312,5 @@ TEST(CaseTables, ADanglingReferenceNamesItsPath) {
   EXPECT_THROW(report_from_json(j, "r.json"), ContractError);
 }
 
-}  // namespace
+}  // namespace case_json_test_file
 }  // namespace samebits

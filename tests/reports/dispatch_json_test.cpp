@@ -11,7 +11,11 @@
 #include "common/json_fields.h"
 
 namespace samebits {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace dispatch_json_test_file {}
+using namespace dispatch_json_test_file;
+namespace dispatch_json_test_file {
 
 // Two points, N = 127 and 128: contiguous switches kernels at 128, padded:4 runs one kernel and
 // differs at 127. Kernels captured, two result classes.
@@ -160,5 +164,5 @@ TEST(DispatchJson, ABadFieldNamesItsPath) {
   EXPECT_EQ(read_error(j), ": missing field \"kernels_captured\"");
 }
 
-}  // namespace
+}  // namespace dispatch_json_test_file
 }  // namespace samebits

@@ -23,7 +23,11 @@
 #include "reports/render/report_writer.h"
 
 namespace samebits {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace json_report_test_file {}
+using namespace json_report_test_file;
+namespace json_report_test_file {
 
 std::vector<std::string> keys(const Json& object) {
   std::vector<std::string> out;
@@ -362,5 +366,5 @@ TEST(RenderReport, RoundTripsWithOneCasePerLine) {
   EXPECT_EQ(case_lines, 2u) << text.substr(0, 2000);
 }
 
-}  // namespace
+}  // namespace json_report_test_file
 }  // namespace samebits

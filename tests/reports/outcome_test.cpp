@@ -9,7 +9,11 @@
 #include <vector>
 
 namespace samebits {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace outcome_test_file {}
+using namespace outcome_test_file;
+namespace outcome_test_file {
 
 Expectation expectation(const std::string& name) {
   const auto& names = expectation_names();
@@ -309,5 +313,5 @@ TEST(ViolationsByAxis, ArrayValuesAreTheirJson) {
   EXPECT_EQ(t[1].value, "[4]");
 }
 
-}  // namespace
+}  // namespace outcome_test_file
 }  // namespace samebits

@@ -9,7 +9,11 @@
 #include "reports/model/run_environment.h"
 
 namespace samebits {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace platform_test_file {}
+using namespace platform_test_file;
+namespace platform_test_file {
 
 PlatformFingerprint h100() {
   PlatformFingerprint f;
@@ -145,5 +149,5 @@ TEST(Platform, AnEnvironmentOfTheWrongShapeNamesItsPath) {
   }
 }
 
-}  // namespace
+}  // namespace platform_test_file
 }  // namespace samebits

@@ -12,7 +12,11 @@
 #include "reports/model/report_reader.h"
 
 namespace samebits {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace report_json_test_file {}
+using namespace report_json_test_file;
+namespace report_json_test_file {
 
 // A finding seen on the nearest platform, every count distinct, two tallies.
 CheckResult finding() {
@@ -163,5 +167,5 @@ TEST(ReportJson, ABadValueNamesItsPath) {
   EXPECT_EQ(error_of(j), "r.json: /: missing field \"checks\"");
 }
 
-}  // namespace
+}  // namespace report_json_test_file
 }  // namespace samebits

@@ -8,7 +8,11 @@
 #include "common/errors.h"
 
 namespace samebits {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace report_merge_test_file {}
+using namespace report_merge_test_file;
+namespace report_merge_test_file {
 
 CaseResult case_of(int n, Verdict v) {
   CaseResult c;
@@ -103,5 +107,5 @@ TEST(ReportMerge, PartsThatDoNotBelongTogetherAreRefused) {
   EXPECT_NO_THROW(merge_reports({{"a", a}, {"b", part({case_of(2, Verdict::holds)}, "1/2")}}));
 }
 
-}  // namespace
+}  // namespace report_merge_test_file
 }  // namespace samebits

@@ -18,7 +18,11 @@
 #include "reports/model/json_report.h"
 
 namespace samebits {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace report_reader_test_file {}
+using namespace report_reader_test_file;
+namespace report_reader_test_file {
 
 Report every_field() {
   Report r;
@@ -436,5 +440,5 @@ TEST(ReportReader, ABadReportNamesThePath) {
   EXPECT_THROW(read_report_file("/nonexistent/r.json"), ContractError);
 }
 
-}  // namespace
+}  // namespace report_reader_test_file
 }  // namespace samebits

@@ -8,7 +8,11 @@
 #include "reports/model/outcome.h"
 
 namespace samebits {
-namespace {
+// This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
+// visible here as an unnamed namespace's would be.
+namespace run_comparison_test_file {}
+using namespace run_comparison_test_file;
+namespace run_comparison_test_file {
 
 CaseResult case_of(const std::string& check, int n, Verdict v, const std::string& digest) {
   CaseResult c;
@@ -199,5 +203,5 @@ TEST(RunComparison, AnUpdateKeepsTheRecordOfKnownBits) {
   EXPECT_FALSE(b.cases.at(second.cases[0].id).varies);
 }
 
-}  // namespace
+}  // namespace run_comparison_test_file
 }  // namespace samebits
