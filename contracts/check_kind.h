@@ -10,17 +10,19 @@ namespace samebits {
 
 // X(name, compares_implementations): the second column is true for a kind that compares an
 // implementation with another one (`against`), which then takes no expectation of its own.
-#define SAMEBITS_CHECK_KINDS(X) \
-  X(determinism, false)         \
-  X(batch_invariance, false)    \
-  X(position_invariance, false) \
-  X(layout_invariance, false)   \
-  X(padding_invariance, false)  \
-  X(chunking_invariance, false) \
-  X(equivalence, true)          \
-  X(reference, false)           \
-  X(gradient_invariance, false) \
-  X(gradient_determinism, false)
+#define SAMEBITS_CHECK_KINDS(X)  \
+  X(determinism, false)          \
+  X(batch_invariance, false)     \
+  X(position_invariance, false)  \
+  X(layout_invariance, false)    \
+  X(padding_invariance, false)   \
+  X(chunking_invariance, false)  \
+  X(equivalence, true)           \
+  X(reference, false)            \
+  X(gradient_invariance, false)  \
+  X(gradient_determinism, false) \
+  X(logprob_consistency, false)  \
+  X(logprob_gradient_invariance, false)
 
 enum class CheckKind {
 #define SAMEBITS_CHECK_KIND_ENUM(name, against) name,

@@ -63,6 +63,16 @@ struct BatchRequest {
   std::int64_t chunk = 0;              // 0: one call; 1: token-by-token decode; c: chunks of c
 };
 
+// A trainer's forward over given tokens (the logprob kinds): per item of `request`, its own tokens
+// (a prompt) followed by `continuations[k]` (int64 [n], those it generated), scored in one call.
+struct ScoreRequest {
+  BatchRequest request;
+  std::vector<at::Tensor> continuations;
+  // The forward starts from a leaf per item (its tokens' input embeddings, requiring grad) and
+  // keeps autograd's graph, so the gradient of the log-probabilities can be taken.
+  bool differentiable = false;
+};
+
 // Thrown by Op::run when an implementation cannot take a point it could not foresee (a backend
 // refusing a shape): the case is recorded as skipped with this reason, not as an error.
 class Unsupported : public std::runtime_error {
@@ -134,6 +144,17 @@ class Op {
     }
     out.emplace_back("batch", static_cast<std::int64_t>(request.items.size()));
     return out;
+  }
+  // Whether score() runs a training forward over given tokens: an op that generates sequences
+  // (decoder). The logprob kinds take only such ops.
+  virtual bool scores() const { return false; }
+  // Per item of `r`, in request order: "logprobs" (float32 [n]), the log-probability of each
+  // continuation token given everything before it, from one forward over prompt + continuation
+  // with nothing generated; with r.differentiable also "embeddings", the item's leaf [tokens, D]
+  // the forward started from. Throws Unsupported where the implementation has no backward.
+  virtual std::vector<Outputs> score(const Point& point, const Shared& shared,
+                                     const ScoreRequest& r) const {
+    throw Unsupported(name() + " scores no given tokens");
   }
   // The float64 reference of one item (for reference checks); outputs in float64/int64. Computed on
   // the CPU, or where the item lives when the op can (sdpa: its float64 GEMMs on CUDA).

@@ -153,6 +153,23 @@ std::vector<Outputs> CaseContext::run(const BatchRequest& request, Side side,
   return out;
 }
 
+std::vector<Outputs> CaseContext::score(const ScoreRequest& request, Side side) {
+  const bool variant = side == Side::variant;
+  if (options_.record_properties) {
+    (variant ? result_.variant_properties : result_.baseline_properties) =
+        spec_.op->dispatch_properties(spec_.resolved, request.request);
+  }
+  const KernelCapture::Pending pending(options_.tags.capture,
+                                       variant ? options_.tags.variant : options_.tags.baseline);
+  std::vector<Outputs> out = spec_.op->score(spec_.resolved, shared_, request);
+  if (out.size() != request.request.items.size()) {
+    throw std::logic_error(fmt::format("op {} ({}) scored {} items of {}", spec_.op->name(),
+                                       request.request.impl, out.size(),
+                                       request.request.items.size()));
+  }
+  return out;
+}
+
 std::vector<Outputs> CaseContext::run_on_second_stream(const BatchRequest& request, Side side) {
   return on_second_stream([&] { return run(request, side); });
 }

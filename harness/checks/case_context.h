@@ -81,6 +81,8 @@ class CaseContext {
   // with `shared` in their place (the same tensors as gradient leaves).
   std::vector<Outputs> run(const BatchRequest& request, Side side);
   std::vector<Outputs> run(const BatchRequest& request, Side side, const Shared& shared);
+  // The op's training forward over given tokens (Op::score) on one side, tagged as run() tags.
+  std::vector<Outputs> score(const ScoreRequest& request, Side side);
   // The same on a second CUDA stream, waited for (Unsupported on the CPU).
   std::vector<Outputs> run_on_second_stream(const BatchRequest& request, Side side);
   // `call` with a second CUDA stream current, after the work queued so far on this one, waited

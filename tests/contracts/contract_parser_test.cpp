@@ -238,7 +238,8 @@ TEST(ContractParser, EnumNamesMatchTheFormat) {
             (std::vector<std::string>{"determinism", "batch_invariance", "position_invariance",
                                       "layout_invariance", "padding_invariance",
                                       "chunking_invariance", "equivalence", "reference",
-                                      "gradient_invariance", "gradient_determinism"}));
+                                      "gradient_invariance", "gradient_determinism",
+                                      "logprob_consistency", "logprob_gradient_invariance"}));
   EXPECT_EQ(compare_mode_names(),
             (std::vector<std::string>{"bitwise", "ulp", "allclose", "indices"}));
   EXPECT_EQ(expectation_names(), (std::vector<std::string>{"holds", "violated", "unknown"}));

@@ -35,7 +35,8 @@ TEST(CheckTable, KindsReadAsTheContractFormatNamesThem) {
             (std::vector<std::string>{"determinism", "batch_invariance", "position_invariance",
                                       "layout_invariance", "padding_invariance",
                                       "chunking_invariance", "equivalence", "reference",
-                                      "gradient_invariance", "gradient_determinism"}));
+                                      "gradient_invariance", "gradient_determinism",
+                                      "logprob_consistency", "logprob_gradient_invariance"}));
   EXPECT_TRUE(compares_implementations(CheckKind::equivalence));
   EXPECT_FALSE(compares_implementations(CheckKind::reference));
   EXPECT_THROW(parse_check_kind("batch"), std::invalid_argument);
@@ -57,13 +58,16 @@ TEST(CheckTable, DefaultsOfTheBatchAxes) {
   EXPECT_EQ(batch_default(CheckKind::reference), 1);
   EXPECT_EQ(batch_default(CheckKind::gradient_invariance), 8);
   EXPECT_EQ(batch_default(CheckKind::gradient_determinism), 4);
+  EXPECT_EQ(batch_default(CheckKind::logprob_consistency), 1);
+  EXPECT_EQ(batch_default(CheckKind::logprob_gradient_invariance), 4);
 }
 
-// Only the gradient kinds differentiate, and so take any op with floating items unlisted.
+// Only the gradient kinds differentiate, and so take any op they do not refuse, unlisted.
 TEST(CheckTable, GradientKindsDifferentiate) {
   for (CheckKind kind : all_check_kinds()) {
-    const bool gradient =
-        kind == CheckKind::gradient_invariance || kind == CheckKind::gradient_determinism;
+    const bool gradient = kind == CheckKind::gradient_invariance ||
+                          kind == CheckKind::gradient_determinism ||
+                          kind == CheckKind::logprob_gradient_invariance;
     EXPECT_EQ(check_for(kind).differentiates(), gradient) << to_string(kind);
   }
 }

@@ -64,6 +64,21 @@ class PlantedFlaw final : public Op {
     return inner_->reference(p, shared, item);
   }
 
+  bool scores() const override { return inner_->scores(); }
+  // The training forward keeps its bits but under logprob_gradient_invariance, where the scored
+  // log-probabilities of a batch of more than one move (never the embeddings, the leaves).
+  std::vector<Outputs> score(const Point& p, const Shared& shared,
+                             const ScoreRequest& r) const override {
+    std::vector<Outputs> out = inner_->score(p, shared, r);
+    if (flaw_ != CheckKind::logprob_gradient_invariance || r.request.items.size() < 2) return out;
+    for (auto& outs : out) {
+      for (auto& o : outs) {
+        if (o.name == "logprobs") o.value = moved(o.value);
+      }
+    }
+    return out;
+  }
+
   std::vector<Outputs> run(const Point& p, const Shared& shared,
                            const BatchRequest& r) const override {
     std::vector<Outputs> out = inner_->run(p, shared, r);
@@ -71,7 +86,10 @@ class PlantedFlaw final : public Op {
     for (std::size_t i = 0; i < out.size(); ++i) {
       if (!applies(r, i, repeat)) continue;
       for (auto& o : out[i]) {
-        if (!only_output_ || o.name == *only_output_) o.value = moved(o.value);
+        // logprob_consistency: the log-probabilities alone; a moved token would be scored.
+        const bool logprobs_only = flaw_ == CheckKind::logprob_consistency;
+        if (logprobs_only ? o.name == "logprobs" : !only_output_ || o.name == *only_output_)
+          o.value = moved(o.value);
       }
     }
     return out;
@@ -91,6 +109,9 @@ class PlantedFlaw final : public Op {
       // The moved element is a constant, so its output's upstream gradient stops there.
       case CheckKind::gradient_invariance: return r.items.size() > 1;
       case CheckKind::gradient_determinism: return repeat;
+      // The decode path's outputs move; the training forward (score) keeps its bits.
+      case CheckKind::logprob_consistency: return true;
+      case CheckKind::logprob_gradient_invariance: return false;  // in score() instead
     }
     return false;
   }

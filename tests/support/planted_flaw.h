@@ -20,6 +20,9 @@ namespace samebits {
 //   chunking_invariance  chunked requests
 //   equivalence          requests of any implementation but `against`
 //   reference            every run() (never the float64 reference)
+//   logprob_consistency  every run() (the decode path; never the training forward, score())
+//   logprob_gradient_invariance  score()'s "logprobs" for more than one item (a constant element,
+//                        so its gradient stops there)
 // With `only_output`, that output alone changes (sdpa's "lse": a kernel whose log-sum-exp moves
 // while its out keeps its bits); the others keep theirs.
 std::unique_ptr<Op> make_planted_flaw(std::unique_ptr<Op> inner, CheckKind flaw,

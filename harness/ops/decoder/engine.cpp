@@ -1,5 +1,6 @@
 // The decoder's serving loop (engine.h): per step, each arrived and unfinished request adds its
 // next prompt chunk or its last token; each row's greedy token and one log-probability come back.
+// And a trainer's forward over given sequences (score), in one step.
 #include "harness/ops/decoder/engine.h"
 
 #include <algorithm>
@@ -136,6 +137,45 @@ std::vector<Served> serve(const ModelConfig& c, const Weights& w, const OpMix& o
                    at::tensor(r.logprobs, at::kFloat).view({n}),
                    at::tensor(r.prompt_logprobs, at::kFloat)
                        .view({static_cast<std::int64_t>(r.prompt_logprobs.size())})});
+  }
+  return out;
+}
+
+std::vector<at::Tensor> score(const ModelConfig& c, const Weights& w, const OpMix& ops,
+                              const std::vector<std::vector<std::int64_t>>& sequences,
+                              const std::vector<at::Tensor>& embeddings) {
+  if (!embeddings.empty() && embeddings.size() != sequences.size())
+    throw std::invalid_argument("decoder::score: one embeddings tensor per sequence, or none");
+  StepBatch step;
+  step.q_offsets.push_back(0);
+  std::vector<std::int64_t> wanted;  // per logit row: the token after the row's
+  std::int32_t next_page = 0;
+  for (const auto& tokens : sequences) {
+    const std::int64_t length = static_cast<std::int64_t>(tokens.size());
+    if (length < 2) throw std::invalid_argument("decoder::score: a sequence of at least 2 tokens");
+    const std::int64_t first = static_cast<std::int64_t>(step.tokens.size());
+    for (std::int64_t t = 0; t + 1 < length; ++t) {
+      step.logit_rows.push_back(first + t);
+      wanted.push_back(tokens[static_cast<std::size_t>(t + 1)]);
+    }
+    step.tokens.insert(step.tokens.end(), tokens.begin(), tokens.end());
+    step.q_offsets.push_back(static_cast<std::int64_t>(step.tokens.size()));
+    step.cache_lengths.push_back(0);
+    std::vector<std::int32_t> pages;
+    for (std::int64_t p = 0; p < ceil_div(length, c.page_size); ++p) pages.push_back(next_page++);
+    step.pages.push_back(std::move(pages));
+  }
+  if (!embeddings.empty()) step.embeddings = at::cat(embeddings);
+  KvCache cache = make_cache(c, next_page, w.embed.scalar_type(), w.embed.device());
+  const at::Tensor lp = forward(c, w, ops, cache, step);  // [rows, V]
+  const at::Tensor want = at::tensor(wanted, at::kLong).to(lp.device()).unsqueeze(1);
+  const at::Tensor picked = lp.gather(1, want).squeeze(1);
+  std::vector<at::Tensor> out;
+  std::int64_t row = 0;
+  for (const auto& tokens : sequences) {
+    const std::int64_t n = static_cast<std::int64_t>(tokens.size()) - 1;
+    out.push_back(picked.narrow(0, row, n));
+    row += n;
   }
   return out;
 }

@@ -1,5 +1,6 @@
 // Serving the decoder as an inference engine does: requests arriving at different steps,
-// continuous batching, chunked prefill, greedy decode from the paged cache, pages reused.
+// continuous batching, chunked prefill, greedy decode from the paged cache, pages reused; and
+// scoring given sequences in one forward, as a trainer does.
 #pragma once
 
 #include <ATen/ATen.h>
@@ -49,5 +50,15 @@ RowPicks pick_rows(const at::Tensor& lp, const std::vector<std::int64_t>& wanted
 // given back when a request finishes, so a request's pages depend on who ran before it.
 std::vector<Served> serve(const ModelConfig& c, const Weights& w, const OpMix& ops,
                           const std::vector<Request>& requests, const Schedule& schedule);
+
+// A trainer's forward over whole sequences (prompt + completion), nothing generated: every
+// sequence in one step from an empty cache, packed together. Per sequence, the float32
+// log-probability of each token after the first given those before it ([length - 1], gathered
+// from the forward's rows, never recomputed). With `embeddings` (per sequence [length, D]), the
+// forward starts from these rows in place of embedding the tokens, and the result keeps
+// autograd's graph back to them.
+std::vector<at::Tensor> score(const ModelConfig& c, const Weights& w, const OpMix& ops,
+                              const std::vector<std::vector<std::int64_t>>& sequences,
+                              const std::vector<at::Tensor>& embeddings = {});
 
 }  // namespace samebits::decoder

@@ -5,6 +5,7 @@
 #include <ATen/record_function.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <torch/csrc/autograd/custom_function.h>
 
 #include <cmath>
 #include <stdexcept>
@@ -40,13 +41,40 @@ at::Tensor rope(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& si
 // different exps (Sleef's and libm's), and which elements fall in a remainder follows the tensor's
 // size and the thread split, so a row's bits would follow the batch and the host's thread count.
 // There each element is computed alone, in float32, with the softmax family's portable exp.
-at::Tensor gate_silu(const at::Tensor& g) {
-  if (!g.device().is_cpu()) return at::silu(g);
-  at::Tensor f = g.to(at::kFloat).contiguous().clone();
+at::Tensor portable_silu(const at::Tensor& g) {
+  at::Tensor f = g.detach().to(at::kFloat).contiguous().clone();
   float* v = f.data_ptr<float>();
   for (std::int64_t i = 0, n = f.numel(); i < n; ++i)
     v[i] = v[i] / (1.0f + kernels::softmax_exp_cpu(-v[i]));  // built without contraction
   return f.to(g.scalar_type());
+}
+
+// The same SiLU under autograd (a trainer's forward): its backward, up * s (1 + g (1 - s)) with
+// s = 1 / (1 + e^-g), is computed element by element with the same exp, so it does not follow the
+// batch either.
+struct PortableSilu : public torch::autograd::Function<PortableSilu> {
+  static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& g) {
+    ctx->save_for_backward({g});
+    return portable_silu(g);
+  }
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list up) {
+    const at::Tensor g = ctx->get_saved_variables().at(0);
+    at::Tensor gf = g.to(at::kFloat).contiguous().clone();
+    const at::Tensor uf = up.at(0).to(at::kFloat).contiguous();
+    float* v = gf.data_ptr<float>();
+    const float* u = uf.data_ptr<float>();
+    for (std::int64_t i = 0, n = gf.numel(); i < n; ++i) {
+      const float s = 1.0f / (1.0f + kernels::softmax_exp_cpu(-v[i]));
+      v[i] = u[i] * (s * (1.0f + v[i] * (1.0f - s)));
+    }
+    return {gf.to(g.scalar_type())};
+  }
+};
+
+at::Tensor gate_silu(const at::Tensor& g) {
+  if (!g.device().is_cpu()) return at::silu(g);
+  return g.requires_grad() ? PortableSilu::apply(g) : portable_silu(g);
 }
 
 }  // namespace
@@ -151,7 +179,9 @@ at::Tensor forward(const ModelConfig& c, const Weights& w, const OpMix& ops, KvC
   at::Tensor h;
   {
     RECORD_USER_SCOPE("embed");
-    h = w.embed.index_select(0, at::tensor(step.tokens, at::kLong).to(device));
+    h = step.embeddings.defined()
+            ? step.embeddings
+            : w.embed.index_select(0, at::tensor(step.tokens, at::kLong).to(device));
   }
   at::Tensor pending;  // the last sublayer's output, added into h by the next norm
   for (std::int64_t l = 0; l < c.layers; ++l) {

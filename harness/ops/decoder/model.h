@@ -61,6 +61,9 @@ struct StepBatch {
   std::vector<std::int64_t> cache_lengths;       // B, keys cached before this step
   std::vector<std::vector<std::int32_t>> pages;  // B, each covering cache_length + new tokens
   std::vector<std::int64_t> logit_rows;
+  // Optional [tokens, D]: the rows the forward starts from in place of embedding `tokens` (a
+  // trainer's leaves, for the gradient of the log-probabilities).
+  at::Tensor embeddings;
 };
 at::Tensor forward(const ModelConfig& c, const Weights& w, const OpMix& ops, KvCache& cache,
                    const StepBatch& step);

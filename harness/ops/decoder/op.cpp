@@ -56,7 +56,8 @@ class DecoderOp final : public Op {
            "SwiGLU; seeded random weights) served like an engine: requests arrive at different "
            "steps, run in one continuous batch with chunked prefill, and decode greedily. One "
            "prompt per item; outputs its tokens, their log-probabilities and its prompt tokens' "
-           "log-probabilities. Implementations are op mixes: each op from ATen or samebits";
+           "log-probabilities; and scores given tokens in one training forward (the logprob "
+           "kinds). Implementations are op mixes: each op from ATen or samebits";
   }
   std::vector<ImplSpec> implementations() const override {
     std::vector<ImplSpec> out;
@@ -82,7 +83,7 @@ class DecoderOp final : public Op {
   }
   std::vector<CheckKind> checks() const override {
     return {CheckKind::determinism, CheckKind::batch_invariance, CheckKind::position_invariance,
-            CheckKind::chunking_invariance};
+            CheckKind::chunking_invariance, CheckKind::logprob_consistency};
   }
   std::vector<LayoutKind> layouts() const override { return {}; }
 
@@ -115,6 +116,53 @@ class DecoderOp final : public Op {
     const at::Tensor prompt =
         at::randint(c.vocab, {length}, gen, at::TensorOptions().dtype(at::kLong).device(device));
     return {{prompt}, length};
+  }
+
+  bool scores() const override { return true; }
+
+  // A trainer's forward: each prompt followed by its continuation, all in one prefill step from an
+  // empty cache (decoder::score), through the same op mix as serving.
+  std::vector<Outputs> score(const Point& p, const Shared& shared,
+                             const ScoreRequest& s) const override {
+    const ModelConfig c = decoder::model_config(p.text("model"));
+    const decoder::Weights w = unflatten(c, shared.tensors);
+    const auto& items = s.request.items;
+    if (s.continuations.size() != items.size())
+      throw std::logic_error("decoder score: one continuation per item");
+    std::vector<std::vector<std::int64_t>> sequences;
+    std::vector<at::Tensor> embeddings;
+    std::vector<std::int64_t> prompt_lengths;
+    for (std::size_t j = 0; j < items.size(); ++j) {
+      const at::Tensor prompt = items[j]->inputs.at(0).cpu().contiguous();
+      const at::Tensor more = s.continuations[j].cpu().to(at::kLong).contiguous();
+      std::vector<std::int64_t> tokens(prompt.data_ptr<std::int64_t>(),
+                                       prompt.data_ptr<std::int64_t>() + prompt.numel());
+      tokens.insert(tokens.end(), more.data_ptr<std::int64_t>(),
+                    more.data_ptr<std::int64_t>() + more.numel());
+      if (static_cast<std::int64_t>(tokens.size()) > w.rope_cos.size(0))
+        throw Unsupported(
+            fmt::format("a sequence of {} tokens is longer than this point's RoPE table allows",
+                        tokens.size()));
+      if (s.differentiable) {
+        const at::Tensor ids = at::tensor(tokens, at::kLong).to(w.embed.device());
+        embeddings.push_back(w.embed.index_select(0, ids).detach().requires_grad_(true));
+      }
+      prompt_lengths.push_back(prompt.numel());
+      sequences.push_back(std::move(tokens));
+    }
+    std::vector<at::Tensor> scored;
+    {
+      const ComputeScope under_test;
+      scored = decoder::score(c, w, decoder::op_mix(s.request.impl), sequences, embeddings);
+    }
+    std::vector<Outputs> out;
+    for (std::size_t j = 0; j < items.size(); ++j) {
+      Outputs o = {
+          {"logprobs", scored[j].narrow(0, prompt_lengths[j] - 1, s.continuations[j].numel())}};
+      if (s.differentiable) o.push_back({"embeddings", embeddings[j]});
+      out.push_back(std::move(o));
+    }
+    return out;
   }
 
   std::vector<Outputs> run(const Point& p, const Shared& shared,

@@ -8,6 +8,7 @@
 
 #include <stdexcept>
 
+#include "harness/op.h"
 #include "harness/ops/sdpa/aten_backends.h"
 #include "kernels/attention/binding.h"
 #include "kernels/linear/binding.h"
@@ -91,6 +92,14 @@ at::Tensor aten_attention(const at::Tensor& q, const at::Tensor& k_new, const at
       .index_select(0, host_index(padded_rows, device));
 }
 
+// A samebits kernel outside autograd returns a tensor without a graph: where its input takes a
+// gradient (a trainer's forward), the gradient would silently miss that path, so the call stops.
+at::Tensor with_backward(const char* family, bool input_takes_grad, at::Tensor out) {
+  if (input_takes_grad && !out.requires_grad())
+    throw Unsupported(fmt::format("samebits {} has no backward", family));
+  return out;
+}
+
 }  // namespace
 
 const std::vector<OpMix>& op_mixes() {
@@ -116,20 +125,25 @@ const OpMix& op_mix(const std::string& name) {
 
 at::Tensor linear(const OpMix& m, const at::Tensor& x, const at::Tensor& w) {
   RECORD_USER_SCOPE("linear");
-  return m.linear == Source::aten ? at::linear(x, w) : invariant_linear(x, w, std::nullopt);
+  if (m.linear == Source::aten) return at::linear(x, w);
+  return with_backward("linear", x.requires_grad(), invariant_linear(x, w, std::nullopt));
 }
 
 at::Tensor rms_norm(const OpMix& m, const at::Tensor& x, const at::Tensor& w, double eps) {
   RECORD_USER_SCOPE("rms_norm");
-  return m.norm == Source::aten ? at::rms_norm(x, {x.size(-1)}, w, eps)
-                                : invariant_rms_norm(x, w, eps);
+  if (m.norm == Source::aten) return at::rms_norm(x, {x.size(-1)}, w, eps);
+  return with_backward("rms_norm", x.requires_grad(), invariant_rms_norm(x, w, eps));
 }
 
 std::pair<at::Tensor, at::Tensor> add_rms_norm(const OpMix& m, const at::Tensor& x,
                                                const at::Tensor& residual, const at::Tensor& w,
                                                double eps) {
   RECORD_USER_SCOPE("add_rms_norm");
-  if (m.norm == Source::samebits) return invariant_add_rms_norm(x, residual, w, eps);
+  if (m.norm == Source::samebits) {
+    auto out = invariant_add_rms_norm(x, residual, w, eps);
+    with_backward("add_rms_norm", x.requires_grad() || residual.requires_grad(), out.first);
+    return out;
+  }
   const at::Tensor h = x + residual;
   return {rms_norm(m, h, w, eps), h};
 }
@@ -139,16 +153,19 @@ at::Tensor attention(const OpMix& m, const at::Tensor& q, const at::Tensor& k_ne
                      const PagedStep& step) {
   RECORD_USER_SCOPE("attention");
   if (m.attention == Source::aten) return aten_attention(q, k_new, v_new, k_cache, v_cache, step);
-  return invariant_attention_with_kvcache(q, k_cache, v_cache, step.block_table, step.cache_lengths,
-                                          step.q_offsets, k_new, v_new, step.max_q_len,
-                                          /*causal=*/true)
-      .out;
+  return with_backward("attention",
+                       q.requires_grad() || k_new.requires_grad() || v_new.requires_grad(),
+                       invariant_attention_with_kvcache(q, k_cache, v_cache, step.block_table,
+                                                        step.cache_lengths, step.q_offsets, k_new,
+                                                        v_new, step.max_q_len, /*causal=*/true)
+                           .out);
 }
 
 at::Tensor log_softmax(const OpMix& m, const at::Tensor& logits) {
   RECORD_USER_SCOPE("log_softmax");
-  return m.log_softmax == Source::aten ? at::log_softmax(logits, -1, at::kFloat)
-                                       : invariant_softmax(logits, at::kFloat, /*log=*/true);
+  if (m.log_softmax == Source::aten) return at::log_softmax(logits, -1, at::kFloat);
+  return with_backward("log_softmax", logits.requires_grad(),
+                       invariant_softmax(logits, at::kFloat, /*log=*/true));
 }
 
 }  // namespace samebits::decoder
