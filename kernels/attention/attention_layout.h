@@ -12,11 +12,14 @@
 
 namespace samebits::kernels::attention_layout {
 
+// (A sequence the guard flagged has neither queries nor keys: no kernel reads its metadata.)
 SAMEBITS_LAYOUT_HD std::int64_t q_len(const AttentionProblem& p, std::int64_t b) {
+  if (p.sequence_flaws && p.sequence_flaws[b]) return 0;
   return p.q_offsets ? p.q_offsets[b + 1] - p.q_offsets[b] : p.q_len;
 }
 
 SAMEBITS_LAYOUT_HD std::int64_t kv_len(const AttentionProblem& p, std::int64_t b) {
+  if (p.sequence_flaws && p.sequence_flaws[b]) return 0;
   if (p.kv_lengths) return p.kv_lengths[b];
   return p.kv_offsets ? p.kv_offsets[b + 1] - p.kv_offsets[b] : p.kv_len;
 }

@@ -21,36 +21,18 @@ namespace samebits {
 namespace {
 
 namespace k = kernels;
+using attention_checks::algorithm_for;
 using attention_checks::attention_dtype;
 using attention_checks::check_heads;
 using attention_checks::like_q;
 using attention_checks::offsets_on;
 using attention_checks::packed_queries;
+using attention_checks::rows_aligned;
 using attention_checks::softmax_scale;
 
 // A split or border workspace is worth at most this much (either only makes a launch faster, never
 // different: beyond it, the launch runs without).
 constexpr std::int64_t kWorkspaceFloats = std::int64_t{1} << 28;  // 1 GiB
-
-// CUDA runs on tensor cores where they take the problem (d 64 or 128, a positive finite scale),
-// else (d = 256, a scale <= 0 or not finite, or on the CPU) the exact path: a choice made from
-// the call's own arguments, never from the batch. The tensor cores read 16-byte rows: a q, k or v
-// whose rows are not 16-byte aligned is copied first, so that neither the algorithm nor the bits
-// follow the alignment of a caller's buffers.
-k::AttentionAlgorithm algorithm_for(const at::Tensor& q, std::int64_t d,
-                                    std::optional<double> scale) {
-  const float s = softmax_scale(scale, d);
-  return q.is_cuda() && (d == 64 || d == 128) && s > 0.0f && std::isfinite(s)
-             ? k::AttentionAlgorithm::tensor_cores
-             : k::AttentionAlgorithm::exact;
-}
-
-at::Tensor rows_aligned(const at::Tensor& x, k::AttentionAlgorithm algorithm) {
-  if (algorithm != k::AttentionAlgorithm::tensor_cores) return x;
-  bool aligned = reinterpret_cast<std::uintptr_t>(x.const_data_ptr()) % 16 == 0;
-  for (std::int64_t i = 0; i + 1 < x.dim(); ++i) aligned = aligned && x.stride(i) % 8 == 0;
-  return aligned ? x : x.clone(at::MemoryFormat::Contiguous);
-}
 
 AttentionOutputs run(k::AttentionProblem& p, const at::Tensor& q, at::Tensor out, at::Tensor lse,
                      const char* op) {
@@ -80,29 +62,71 @@ AttentionOutputs run(k::AttentionProblem& p, const at::Tensor& q, at::Tensor out
   return {out, lse};
 }
 
-// The query side of a packed call (varlen, kvcache): q [Tq, H, d] with its offsets.
-k::AttentionProblem packed_problem(k::DType dtype, const at::Tensor& q, const at::Tensor& q_offsets,
-                                   std::int64_t max_q_len, std::int64_t kv_heads, bool causal,
-                                   std::optional<double> scale) {
-  k::AttentionProblem p;
-  p.dtype = dtype;
-  p.algorithm = algorithm_for(q, q.size(2), scale);
-  p.kv_heads = kv_heads;
-  p.scale = softmax_scale(scale, q.size(2));
-  p.causal = causal;
-  packed_queries(p, q, q_offsets, max_q_len);
-  return p;
-}
-
-// A packed call's outputs: out [Tq, H, d] like q, lse [H, Tq].
-AttentionOutputs run_packed(k::AttentionProblem& p, const at::Tensor& q, const char* op) {
+// A packed call's outputs: out [Tq, H, d] like q, lse [H, Tq], their pointers and strides in p
+// (set before the guard, which marks a flawed sequence's rows in them).
+AttentionOutputs packed_outputs(k::AttentionProblem& p, const at::Tensor& q) {
   at::Tensor out = at::empty(q.sizes(), q.options());
-  at::Tensor lse = at::empty({p.heads, q.size(0)}, q.options().dtype(at::kFloat));
-  p.out_token_stride = p.heads * p.head_dim;
-  p.out_head_stride = p.head_dim;
+  at::Tensor lse = at::empty({q.size(1), q.size(0)}, q.options().dtype(at::kFloat));
+  p.out = out.mutable_data_ptr();
+  p.lse = lse.mutable_data_ptr<float>();
+  p.out_token_stride = q.size(1) * q.size(2);
+  p.out_head_stride = q.size(2);
   p.lse_token_stride = 1;
   p.lse_head_stride = q.size(0);
-  return run(p, q, out, lse, op);
+  return {out, lse};
+}
+
+// The paged metadata checked on the host (CPU tensors, or CUDA in SAMEBITS_DEBUG_METADATA mode,
+// a sync there): every cache length >= 0, every page a sequence reaches in block_table and in the
+// cache, its keys within max_kv_len when given (>= 0). Returns the longest sequence's keys.
+std::int64_t checked_pages(const at::Tensor& q_offsets, const at::Tensor& cache_lengths,
+                           const at::Tensor& block_table, std::int64_t pages,
+                           std::int64_t page_size, std::int64_t max_kv_len, const char* op) {
+  if (q_offsets.is_cuda()) {
+    const c10::cuda::CUDAGuard guard(q_offsets.device());
+    TORCH_CHECK(
+        c10::cuda::currentStreamCaptureStatusMayInitCtx() == c10::cuda::CaptureStatus::None,
+        "samebits.", op,
+        ": SAMEBITS_DEBUG_METADATA copies the metadata to the host, which a CUDA graph capture "
+        "does not allow; unset it to capture");
+  }
+  const at::Tensor offsets = q_offsets.cpu(), cached = cache_lengths.cpu(),
+                   table = block_table.cpu();
+  const auto* off = offsets.const_data_ptr<std::int64_t>();
+  const auto* had = cached.const_data_ptr<std::int64_t>();
+  const auto* t = table.const_data_ptr<std::int32_t>();
+  const std::int64_t slots = block_table.size(1);
+  std::int64_t longest = 0;
+  for (std::int64_t b = 0; b + 1 < offsets.numel(); ++b) {
+    TORCH_CHECK(had[b] >= 0, "samebits.", op, ": cache_lengths[", b, "] = ", had[b],
+                " is negative");
+    const std::int64_t len = had[b] + (off[b + 1] - off[b]);  // (offsets checked to rise)
+    TORCH_CHECK(max_kv_len < 0 || len <= max_kv_len, "samebits.", op, ": sequence ", b, " has ",
+                len, " keys, above max_kv_len = ", max_kv_len);
+    longest = std::max(longest, len);
+    const std::int64_t used = (len + page_size - 1) / page_size;
+    TORCH_CHECK(used <= slots, "samebits.", op, ": sequence ", b, " needs ", used, " pages of ",
+                page_size, " for ", len, " keys; block_table has ", slots);
+    for (std::int64_t s = 0; s < used; ++s) {
+      TORCH_CHECK(t[b * slots + s] >= 0 && t[b * slots + s] < pages, "samebits.", op,
+                  ": block_table[", b, "][", s, "] = ", t[b * slots + s],
+                  " is not a page of k_cache (0 .. ", pages - 1, ")");
+    }
+  }
+  return longest;
+}
+
+// One cache's side of the guarded append (k_new or v_new into k_cache or v_cache).
+k::CacheAppend cache_append(const at::Tensor& cache, const at::Tensor& rows) {
+  k::CacheAppend a;
+  a.cache = cache.mutable_data_ptr();
+  a.page_stride = cache.stride(0);
+  a.token_stride = cache.stride(1);
+  a.head_stride = cache.stride(2);
+  a.rows = rows.const_data_ptr();
+  a.row_token_stride = rows.stride(0);
+  a.row_head_stride = rows.stride(1);
+  return a;
 }
 
 }  // namespace
@@ -140,7 +164,9 @@ AttentionOutputs invariant_attention(const at::Tensor& q_in, const at::Tensor& k
 AttentionOutputs invariant_attention_varlen(const at::Tensor& q_in, const at::Tensor& k_in,
                                             const at::Tensor& v_in, const at::Tensor& q_offsets_in,
                                             const at::Tensor& kv_offsets_in, std::int64_t max_q_len,
-                                            bool causal, std::optional<double> scale) {
+                                            bool causal, std::optional<double> scale,
+                                            std::int64_t max_kv_len,
+                                            const std::optional<at::Tensor>& status) {
   const char* op = "attention_varlen";
   TORCH_CHECK(q_in.dim() == 3 && k_in.dim() == 3 && v_in.dim() == 3, "samebits.", op,
               ": q must be [Tq, H, d] and k, v [Tk, Hkv, d], got ", q_in.sizes(), ", ",
@@ -155,9 +181,11 @@ AttentionOutputs invariant_attention_varlen(const at::Tensor& q_in, const at::Te
   p.algorithm = algorithm;
   p.scale = softmax_scale(scale, q.size(2));
   p.causal = causal;
-  const attention_checks::PackedOffsets kept =
-      attention_checks::packed_inputs(p, q, kk, v, q_offsets_in, kv_offsets_in, max_q_len, op);
-  return run_packed(p, q, op);
+  std::int32_t* word = status_word(status, q, op);
+  const AttentionOutputs o = packed_outputs(p, q);
+  const attention_checks::PackedOffsets kept = attention_checks::packed_inputs(
+      p, q, kk, v, q_offsets_in, kv_offsets_in, max_q_len, op, max_kv_len, word, true);
+  return run(p, q, o.out, o.lse, op);
 }
 
 AttentionOutputs invariant_attention_with_kvcache(
@@ -165,7 +193,7 @@ AttentionOutputs invariant_attention_with_kvcache(
     const at::Tensor& block_table_in, const at::Tensor& cache_lengths_in,
     const at::Tensor& q_offsets_in, const std::optional<at::Tensor>& k_new,
     const std::optional<at::Tensor>& v_new, std::int64_t max_q_len, bool causal,
-    std::optional<double> scale) {
+    std::optional<double> scale, std::int64_t max_kv_len, const std::optional<at::Tensor>& status) {
   const char* op = "attention_with_kvcache";
   TORCH_CHECK(q_in.dim() == 3 && k_cache.dim() == 4 && v_cache.dim() == 4, "samebits.", op,
               ": q must be [Tq, H, d] and k_cache, v_cache [pages, page_size, Hkv, d], got ",
@@ -181,12 +209,14 @@ AttentionOutputs invariant_attention_with_kvcache(
               ": k_cache and v_cache must have the same shape, got ", k_cache.sizes(), " and ",
               v_cache.sizes());
   check_heads(q.size(1), k_cache.size(2), q.size(2), k_cache.size(3), v_cache.size(3), op);
+  TORCH_CHECK(k_cache.size(1) >= 1, "samebits.", op,
+              ": k_cache and v_cache need a page size (dim 1) of at least 1, got ",
+              k_cache.sizes());
   const std::int64_t sequences = q_offsets_in.numel() - 1;
   TORCH_CHECK(sequences >= 0 && sequences <= 65535, "samebits.", op,
               ": q_offsets must hold B + 1 entries with B in [0, 65535], got ",
               q_offsets_in.numel());
   const at::Tensor q_offsets = offsets_on(q_offsets_in, "q_offsets", sequences, q, op);
-  max_q_len = checked_longest_row(q_offsets, q.size(0), "q.size(0)", max_q_len, op);
   TORCH_CHECK(block_table_in.scalar_type() == at::kInt && block_table_in.dim() == 2 &&
                   block_table_in.size(0) == sequences && block_table_in.device() == q.device(),
               "samebits.", op, ": block_table must be int32 [B, max_pages] on q's device, got ",
@@ -198,33 +228,6 @@ AttentionOutputs invariant_attention_with_kvcache(
               cache_lengths_in.scalar_type(), " ", cache_lengths_in.sizes());
   TORCH_CHECK(k_new.has_value() == v_new.has_value(), "samebits.", op,
               ": give k_new and v_new together, or neither");
-  const at::Tensor block_table = block_table_in.contiguous();
-  const at::Tensor q_lens = q_offsets.slice(0, 1) - q_offsets.slice(0, 0, -1);
-  const at::Tensor kv_lengths = (cache_lengths_in + q_lens).contiguous();
-  // Every page a sequence reaches must exist: checked on the host before anything is read.
-  const std::int64_t pages = k_cache.size(0), page_size = k_cache.size(1);
-  std::int64_t max_kv_len = 0;
-  {
-    const at::Tensor lengths = kv_lengths.cpu(), cached = cache_lengths_in.cpu();
-    const at::Tensor table = block_table.cpu();
-    const auto* len = lengths.const_data_ptr<std::int64_t>();
-    const auto* had = cached.const_data_ptr<std::int64_t>();
-    const auto* t = table.const_data_ptr<std::int32_t>();
-    const std::int64_t slots = block_table.size(1);
-    for (std::int64_t b = 0; b < sequences; ++b) {
-      TORCH_CHECK(had[b] >= 0, "samebits.", op, ": cache_lengths[", b, "] = ", had[b],
-                  " is negative");
-      max_kv_len = std::max(max_kv_len, len[b]);
-      const std::int64_t used = (len[b] + page_size - 1) / page_size;
-      TORCH_CHECK(used <= slots, "samebits.", op, ": sequence ", b, " needs ", used, " pages of ",
-                  page_size, " for ", len[b], " keys; block_table has ", slots);
-      for (std::int64_t s = 0; s < used; ++s) {
-        TORCH_CHECK(t[b * slots + s] >= 0 && t[b * slots + s] < pages, "samebits.", op,
-                    ": block_table[", b, "][", s, "] = ", t[b * slots + s],
-                    " is not a page of k_cache (0 .. ", pages - 1, ")");
-      }
-    }
-  }
   if (k_new) {
     for (const at::Tensor* x : {&*k_new, &*v_new}) {
       TORCH_CHECK(x->dim() == 3 && x->size(0) == q.size(0) && x->size(1) == k_cache.size(2) &&
@@ -233,36 +236,82 @@ AttentionOutputs invariant_attention_with_kvcache(
                   "samebits.", op, ": k_new and v_new must be [Tq, Hkv, d] = [", q.size(0), ", ",
                   k_cache.size(2), ", ", k_cache.size(3), "] like q, got ", x->sizes());
     }
-    // Token r of sequence b goes to position cache_lengths[b] + (r - q_offsets[b]).
-    const at::Tensor seq = at::repeat_interleave(at::arange(sequences, q_offsets.options()), q_lens,
-                                                 std::nullopt, q.size(0));
-    const at::Tensor position = cache_lengths_in.index({seq}) +
-                                at::arange(q.size(0), q_offsets.options()) - q_offsets.index({seq});
-    const at::Tensor page =
-        block_table.index({seq, at::floor_divide(position, page_size)}).to(at::kLong);
-    const at::Tensor slot = at::remainder(position, page_size);
-    at::Tensor kc = k_cache, vc = v_cache;
-    kc.index_put_({page, slot}, *k_new);
-    vc.index_put_({page, slot}, *v_new);
   }
-  k::AttentionProblem p =
-      packed_problem(dtype, q, q_offsets, max_q_len, k_cache.size(2), causal, scale);
+  std::int32_t* word = status_word(status, q, op);
+  const at::Tensor block_table = block_table_in.contiguous();
+  const at::Tensor cache_lengths = cache_lengths_in.contiguous();
+  const std::int64_t pages = k_cache.size(0), page_size = k_cache.size(1);
+  // The bounds that size the launch: given, else q.size(0) and the block table's reach on CUDA
+  // (no copy to the host; the guard judges every sequence against them on the device), else
+  // read from the metadata, checked on the host (CPU, or the debug mode) with their messages.
+  max_q_len = longest_row_bound(q_offsets, q.size(0), "q.size(0)", max_q_len, q.size(0), op);
+  std::int64_t kv_bound = max_kv_len >= 0 ? max_kv_len : block_table.size(1) * page_size;
+  if (!q.is_cuda() || debug_metadata()) {
+    const std::int64_t longest =
+        checked_pages(q_offsets, cache_lengths, block_table, pages, page_size, max_kv_len, op);
+    if (max_kv_len < 0) kv_bound = longest;
+  }
+  k::AttentionProblem p;
+  p.dtype = dtype;
+  p.algorithm = algorithm;
+  p.kv_heads = k_cache.size(2);
+  p.scale = softmax_scale(scale, q.size(2));
+  p.causal = causal;
+  attention_checks::packed_queries(p, q, q_offsets, max_q_len);
+  p.max_kv_len = kv_bound;
+  p.block_table = block_table.const_data_ptr<std::int32_t>();
+  p.block_table_stride = block_table.size(1);
+  p.page_size = page_size;
+  const AttentionOutputs o = packed_outputs(p, q);
+  attention_checks::PackedOffsets kept;
+  kept.q_offsets = q_offsets;
+  if (q.is_cuda()) {
+    // The guard judges every sequence, writes its key count, and appends the sound ones' new
+    // tokens, before anything reads the caches.
+    kept.kv_lengths = at::empty({sequences}, cache_lengths.options());
+    k::SequenceGuard g;
+    g.status = word;
+    g.q_total = q.size(0);
+    g.cache_lengths = cache_lengths.const_data_ptr<std::int64_t>();
+    g.kv_lengths = kept.kv_lengths.mutable_data_ptr<std::int64_t>();
+    g.pages = pages;
+    const at::Tensor kn = k_new ? k_new->contiguous() : at::Tensor();
+    const at::Tensor vn = v_new ? v_new->contiguous() : at::Tensor();
+    if (k_new) {
+      g.k_append = cache_append(k_cache, kn);
+      g.v_append = cache_append(v_cache, vn);
+    }
+    attention_checks::guard_sequences(p, g, kept, q, op);
+  } else {
+    const at::Tensor q_lens = q_offsets.slice(0, 1) - q_offsets.slice(0, 0, -1);
+    kept.kv_lengths = (cache_lengths + q_lens).contiguous();
+    if (k_new) {
+      // Token r of sequence b goes to position cache_lengths[b] + (r - q_offsets[b]).
+      const at::Tensor seq = at::repeat_interleave(at::arange(sequences, q_offsets.options()),
+                                                   q_lens, std::nullopt, q.size(0));
+      const at::Tensor position = cache_lengths.index({seq}) +
+                                  at::arange(q.size(0), q_offsets.options()) -
+                                  q_offsets.index({seq});
+      const at::Tensor page =
+          block_table.index({seq, at::floor_divide(position, page_size)}).to(at::kLong);
+      const at::Tensor slot = at::remainder(position, page_size);
+      at::Tensor kc = k_cache, vc = v_cache;
+      kc.index_put_({page, slot}, *k_new);
+      vc.index_put_({page, slot}, *v_new);
+    }
+  }
+  p.kv_lengths = kept.kv_lengths.const_data_ptr<std::int64_t>();
   // The caches after the new tokens' write; read from an aligned copy where they are not.
   const at::Tensor kc = rows_aligned(k_cache, algorithm), vc = rows_aligned(v_cache, algorithm);
   p.k = kc.const_data_ptr();
   p.v = vc.const_data_ptr();
-  p.kv_lengths = kv_lengths.const_data_ptr<std::int64_t>();
-  p.max_kv_len = max_kv_len;
-  p.block_table = block_table.const_data_ptr<std::int32_t>();
-  p.block_table_stride = block_table.size(1);
-  p.page_size = page_size;
   p.k_page_stride = kc.stride(0);
   p.k_token_stride = kc.stride(1);
   p.k_head_stride = kc.stride(2);
   p.v_page_stride = vc.stride(0);
   p.v_token_stride = vc.stride(1);
   p.v_head_stride = vc.stride(2);
-  return run_packed(p, q, op);
+  return run(p, q, o.out, o.lse, op);
 }
 
 }  // namespace samebits
@@ -276,14 +325,12 @@ std::tuple<at::Tensor, at::Tensor> attention_op(const at::Tensor& q, const at::T
   return {r.out, r.lse};
 }
 
-std::tuple<at::Tensor, at::Tensor> attention_varlen_op(const at::Tensor& q, const at::Tensor& k,
-                                                       const at::Tensor& v,
-                                                       const at::Tensor& q_offsets,
-                                                       const at::Tensor& kv_offsets,
-                                                       std::int64_t max_q_len, bool causal,
-                                                       std::optional<double> scale) {
+std::tuple<at::Tensor, at::Tensor> attention_varlen_op(
+    const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& q_offsets,
+    const at::Tensor& kv_offsets, std::int64_t max_q_len, bool causal, std::optional<double> scale,
+    std::int64_t max_kv_len, const std::optional<at::Tensor>& status) {
   auto r = samebits::invariant_attention_varlen(q, k, v, q_offsets, kv_offsets, max_q_len, causal,
-                                                scale);
+                                                scale, max_kv_len, status);
   return {r.out, r.lse};
 }
 
@@ -291,10 +338,11 @@ std::tuple<at::Tensor, at::Tensor> attention_with_kvcache_op(
     const at::Tensor& q, const at::Tensor& k_cache, const at::Tensor& v_cache,
     const at::Tensor& block_table, const at::Tensor& cache_lengths, const at::Tensor& q_offsets,
     const std::optional<at::Tensor>& k_new, const std::optional<at::Tensor>& v_new,
-    std::int64_t max_q_len, bool causal, std::optional<double> scale) {
-  auto r =
-      samebits::invariant_attention_with_kvcache(q, k_cache, v_cache, block_table, cache_lengths,
-                                                 q_offsets, k_new, v_new, max_q_len, causal, scale);
+    std::int64_t max_q_len, bool causal, std::optional<double> scale, std::int64_t max_kv_len,
+    const std::optional<at::Tensor>& status) {
+  auto r = samebits::invariant_attention_with_kvcache(q, k_cache, v_cache, block_table,
+                                                      cache_lengths, q_offsets, k_new, v_new,
+                                                      max_q_len, causal, scale, max_kv_len, status);
   return {r.out, r.lse};
 }
 
@@ -306,12 +354,13 @@ TORCH_LIBRARY_FRAGMENT(samebits, m) {
       "(Tensor out, Tensor lse)");
   m.def(
       "attention_varlen(Tensor q, Tensor k, Tensor v, Tensor q_offsets, Tensor kv_offsets, "
-      "int max_q_len=-1, bool causal=True, float? scale=None) -> (Tensor out, Tensor lse)");
+      "int max_q_len=-1, bool causal=True, float? scale=None, int max_kv_len=-1, "
+      "Tensor(a!)? status=None) -> (Tensor out, Tensor lse)");
   m.def(
       "attention_with_kvcache(Tensor q, Tensor(a!) k_cache, Tensor(b!) v_cache, "
       "Tensor block_table, Tensor cache_lengths, Tensor q_offsets, Tensor? k_new=None, "
-      "Tensor? v_new=None, int max_q_len=-1, bool causal=True, float? scale=None) -> "
-      "(Tensor out, Tensor lse)");
+      "Tensor? v_new=None, int max_q_len=-1, bool causal=True, float? scale=None, "
+      "int max_kv_len=-1, Tensor(c!)? status=None) -> (Tensor out, Tensor lse)");
   samebits::define_attention_backward(m);
 }
 
@@ -328,3 +377,4 @@ TORCH_LIBRARY_IMPL(samebits, CUDA, m) {
   m.impl("attention_with_kvcache", attention_with_kvcache_op);
   samebits::implement_attention_backward(m);
 }
+

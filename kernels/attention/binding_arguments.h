@@ -3,12 +3,15 @@
 #pragma once
 
 #include <ATen/ATen.h>
+#include <ATen/cuda/CUDAContext.h>
+#include <c10/cuda/CUDAGuard.h>
 
 #include <cmath>
 #include <cstdint>
 #include <optional>
 
 #include "kernels/attention/invariant_attention.h"
+#include "kernels/attention/sequence_guard.h"
 #include "kernels/common/binding_support.h"
 
 namespace samebits::attention_checks {
@@ -58,6 +61,26 @@ inline float softmax_scale(std::optional<double> scale, std::int64_t d) {
   return scale ? static_cast<float>(*scale) : 1.0f / std::sqrt(static_cast<float>(d));
 }
 
+// CUDA runs on tensor cores where they take the problem (d 64 or 128, a positive finite scale),
+// else (d = 256, a scale <= 0 or not finite, or on the CPU) the exact path: a choice made from the
+// call's own arguments, never from the batch. The forward and the backward pick alike.
+inline k::AttentionAlgorithm algorithm_for(const at::Tensor& q, std::int64_t d,
+                                           std::optional<double> scale) {
+  const float s = softmax_scale(scale, d);
+  return q.is_cuda() && (d == 64 || d == 128) && s > 0.0f && std::isfinite(s)
+             ? k::AttentionAlgorithm::tensor_cores
+             : k::AttentionAlgorithm::exact;
+}
+
+// The tensor cores read 16-byte rows: x whose rows are not 16-byte aligned is copied first, so
+// that neither the algorithm nor the bits follow the alignment of a caller's buffers.
+inline at::Tensor rows_aligned(const at::Tensor& x, k::AttentionAlgorithm algorithm) {
+  if (algorithm != k::AttentionAlgorithm::tensor_cores) return x;
+  bool aligned = reinterpret_cast<std::uintptr_t>(x.const_data_ptr()) % 16 == 0;
+  for (std::int64_t i = 0; i + 1 < x.dim(); ++i) aligned = aligned && x.stride(i) % 8 == 0;
+  return aligned ? x : x.clone(at::MemoryFormat::Contiguous);
+}
+
 // Dense q [B, H, Lq, d], k and v [B, Hkv, Lk, d] (checked): sizes, pointers and strides into p.
 inline void dense_inputs(k::AttentionProblem& p, const at::Tensor& q, const at::Tensor& kk,
                          const at::Tensor& v, const char* op) {
@@ -101,17 +124,35 @@ inline void packed_queries(k::AttentionProblem& p, const at::Tensor& q, const at
   p.q_head_stride = q.stride(1);
 }
 
-// The B + 1 offsets of q and k as the problem reads them (kept alive by the caller).
+// The metadata the problem reads, kept alive by the caller: the B + 1 offsets of q and k, and on
+// CUDA the guard's flaw per sequence (and, paged, its key counts).
 struct PackedOffsets {
-  at::Tensor q_offsets, kv_offsets;
+  at::Tensor q_offsets, kv_offsets, flaws, kv_lengths;
 };
 
-// Packed q [Tq, H, d], k and v [Tk, Hkv, d] and their offsets, checked (max_q_len bounds every
-// sequence's queries; negative: read from the offsets): sizes, pointers and strides into p.
+// Runs the sequence guard (sequence_guard.h) over p on q's device and points p.sequence_flaws at
+// its verdicts (kept in `kept`); g's flaws are filled here.
+inline void guard_sequences(k::AttentionProblem& p, k::SequenceGuard g, PackedOffsets& kept,
+                            const at::Tensor& q, const char* op) {
+  const c10::cuda::CUDAGuard device(q.device());
+  kept.flaws = at::empty({p.sequences}, q.options().dtype(at::kInt));
+  g.flaws = kept.flaws.mutable_data_ptr<std::int32_t>();
+  check_kernel_status(k::attention_sequence_guard_cuda(p, g, at::cuda::getCurrentCUDAStream()), op);
+  p.sequence_flaws = kept.flaws.const_data_ptr<std::int32_t>();
+}
+
+// Packed q [Tq, H, d], k and v [Tk, Hkv, d] and their offsets: sizes, pointers and strides into p.
+// max_q_len and max_kv_len bound every sequence's queries and keys; negative: on the CPU (and in
+// SAMEBITS_DEBUG_METADATA mode) read from the offsets, which are checked there with their
+// messages; on CUDA q.size(0) and k.size(0), with no copy to the host. On CUDA the guard then
+// judges every sequence on the device (status: optional, its flaws OR-ed in; mark: NaN in a
+// flawed sequence's rows of p.out and p.lse, which must be set).
 inline PackedOffsets packed_inputs(k::AttentionProblem& p, const at::Tensor& q,
                                    const at::Tensor& kk, const at::Tensor& v,
                                    const at::Tensor& q_offsets_in, const at::Tensor& kv_offsets_in,
-                                   std::int64_t max_q_len, const char* op) {
+                                   std::int64_t max_q_len, const char* op,
+                                   std::int64_t max_kv_len = -1, std::int32_t* status = nullptr,
+                                   bool mark = false) {
   check_heads(q.size(1), kk.size(1), q.size(2), kk.size(2), v.size(2), op);
   TORCH_CHECK(v.size(0) == kk.size(0) && v.size(1) == kk.size(1), "samebits.", op,
               ": k and v must have the same shape, got ", kk.sizes(), " and ", v.sizes());
@@ -119,19 +160,29 @@ inline PackedOffsets packed_inputs(k::AttentionProblem& p, const at::Tensor& q,
   TORCH_CHECK(sequences >= 0 && sequences <= 65535, "samebits.", op,
               ": q_offsets must hold B + 1 entries with B in [0, 65535], got ",
               q_offsets_in.numel());
-  PackedOffsets kept{offsets_on(q_offsets_in, "q_offsets", sequences, q, op),
-                     offsets_on(kv_offsets_in, "kv_offsets", sequences, q, op)};
-  max_q_len = checked_longest_row(kept.q_offsets, q.size(0), "q.size(0)", max_q_len, op);
+  PackedOffsets kept;
+  kept.q_offsets = offsets_on(q_offsets_in, "q_offsets", sequences, q, op);
+  kept.kv_offsets = offsets_on(kv_offsets_in, "kv_offsets", sequences, q, op);
+  max_q_len = longest_row_bound(kept.q_offsets, q.size(0), "q.size(0)", max_q_len, q.size(0), op);
   packed_queries(p, q, kept.q_offsets, max_q_len);
   p.kv_heads = kk.size(1);
   p.k = kk.const_data_ptr();
   p.v = v.const_data_ptr();
   p.kv_offsets = kept.kv_offsets.const_data_ptr<std::int64_t>();
-  p.max_kv_len = checked_longest_row(kept.kv_offsets, kk.size(0), "k.size(0)", -1, op);
+  p.max_kv_len =
+      longest_row_bound(kept.kv_offsets, kk.size(0), "k.size(0)", max_kv_len, kk.size(0), op);
   p.k_token_stride = kk.stride(0);
   p.k_head_stride = kk.stride(1);
   p.v_token_stride = v.stride(0);
   p.v_head_stride = v.stride(1);
+  if (q.is_cuda()) {
+    k::SequenceGuard g;
+    g.status = status;
+    g.q_total = q.size(0);
+    g.kv_total = kk.size(0);
+    g.mark = mark;
+    guard_sequences(p, g, kept, q, op);
+  }
   return kept;
 }
 

@@ -54,6 +54,10 @@ struct AttentionProblem {
   std::int64_t kv_len = 0;
   const std::int32_t* block_table = nullptr;
   std::int64_t block_table_stride = 0, page_size = 0;
+  // Packed CUDA calls: the flaws of each sequence, as the sequence guard found them on the device
+  // (sequence_guard.h; kernels/common/row_guard.h's bits). A flawed sequence has no queries and no
+  // keys for every kernel: it is read nowhere. nullptr: the metadata are taken as they are.
+  const std::int32_t* sequence_flaws = nullptr;
   std::int64_t k_page_stride = 0, k_token_stride = 0, k_head_stride = 0;
   std::int64_t v_page_stride = 0, v_token_stride = 0, v_head_stride = 0;
 

@@ -17,6 +17,12 @@ namespace samebits::kernels {
 constexpr std::int32_t kRowOutside = 1;     // start or end outside [0, total]
 constexpr std::int32_t kRowDecreasing = 2;  // end < start (a negative length)
 constexpr std::int32_t kRowTooLong = 4;     // end - start > max_length
+// The paged attention's own flaws (kernels/attention/sequence_guard.h); its sequence's rows of
+// out and lse are marked NaN. (Offsets outside or decreasing, and keys past max_kv_len, take the
+// three bits above.)
+constexpr std::int32_t kNegativeCacheLength = 8;  // cache_lengths[b] < 0
+constexpr std::int32_t kPagesBeyondTable = 16;    // its keys need more pages than its table row
+constexpr std::int32_t kPageOutside = 32;         // a table entry it uses is not in [0, pages)
 
 // The flaws of row [start, end); 0 for a row that lies in the tensor within max_length.
 // A negative total means "not known" (kernel-level callers only): then only order and length.

@@ -57,9 +57,17 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = 
 
 def attention_varlen(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, q_offsets: torch.Tensor,
                      kv_offsets: torch.Tensor, max_q_len: int = -1, causal: bool = True,
-                     scale: Optional[float] = None) -> AttentionResult:
+                     scale: Optional[float] = None, max_kv_len: int = -1,
+                     status: Optional[torch.Tensor] = None) -> AttentionResult:
     """Packed sequences: sequence b's queries at rows ``q_offsets[b]:q_offsets[b + 1]`` of q, its
     keys and values at rows ``kv_offsets[b]:kv_offsets[b + 1]`` of k and v.
+
+    On CUDA the offsets never leave the device (no host sync; the call captures into a CUDA
+    graph): the kernels judge every sequence themselves. A sequence whose offsets fall outside q
+    or k, decrease, or exceed ``max_q_len`` / ``max_kv_len`` is read nowhere; its rows of ``out``
+    and ``lse`` are NaN and its flaws are OR-ed into ``status`` (1 outside, 2 decreasing, 4 too
+    long). ``SAMEBITS_DEBUG_METADATA=1`` checks them on the host instead and raises (a sync). CPU
+    offsets are checked on the host and raise.
 
     Args:
         q: ``[Tq, H, d]``.
@@ -67,28 +75,41 @@ def attention_varlen(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, q_offset
         v: ``[Tk, Hkv, d]`` of q's dtype.
         q_offsets: ``[B + 1]`` int64.
         kv_offsets: ``[B + 1]`` int64.
-        max_q_len: bounds every sequence's queries; -1: read from ``q_offsets``.
+        max_q_len: bounds every sequence's queries and sizes the launch; -1: ``Tq`` on CUDA (pass
+            the real bound for speed: decode is fastest with 1), the longest on the CPU.
         causal: as for :func:`attention`, per sequence.
         scale: default ``1 / sqrt(d)``.
+        max_kv_len: bounds every sequence's keys and sizes the split launch; -1: ``Tk`` on CUDA,
+            the longest on the CPU.
+        status: optional int32 ``[1]`` on q's device, written in place (never cleared).
 
     Returns:
         ``out [Tq, H, d]`` and ``lse [H, Tq]``.
     """
     return AttentionResult(*torch.ops.samebits.attention_varlen(
-        q, k, v, q_offsets, kv_offsets, max_q_len, causal, scale))
+        q, k, v, q_offsets, kv_offsets, max_q_len, causal, scale, max_kv_len, status))
 
 
 def attention_with_kvcache(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor,
                            block_table: torch.Tensor, cache_lengths: torch.Tensor,
                            q_offsets: torch.Tensor, k_new: Optional[torch.Tensor] = None,
                            v_new: Optional[torch.Tensor] = None, max_q_len: int = -1,
-                           causal: bool = True, scale: Optional[float] = None) -> AttentionResult:
+                           causal: bool = True, scale: Optional[float] = None,
+                           max_kv_len: int = -1,
+                           status: Optional[torch.Tensor] = None) -> AttentionResult:
     """Attention over a paged KV cache (decode, chunked prefill).
 
     Sequence b's pages are ``block_table[b]``, in order, and it has ``cache_lengths[b]`` keys
     cached; its new tokens' queries are rows ``q_offsets[b]:q_offsets[b + 1]`` of q. ``k_new`` and
     ``v_new``, when given, are first written into the caches (in place) at positions
     ``cache_lengths[b] + i``; sequence b then attends over ``cache_lengths[b] + q_len(b)`` keys.
+
+    On CUDA no metadata leave the device: a decode step captures once into a CUDA graph and
+    replays with ``cache_lengths``, ``block_table`` and ``q_offsets`` rewritten in place. The
+    kernels judge every sequence as :func:`attention_varlen` does, and also flag a negative cache
+    length (8), more pages than ``block_table`` holds (16) and a used table entry outside the
+    cache (32): such a sequence reads and writes nothing, its rows are NaN, its flaws go into
+    ``status``. CPU metadata are checked on the host and raise.
 
     Args:
         q: ``[Tq, H, d]``.
@@ -99,16 +120,20 @@ def attention_with_kvcache(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torc
         q_offsets: ``[B + 1]`` int64.
         k_new: ``[Tq, Hkv, d]`` or None.
         v_new: ``[Tq, Hkv, d]`` or None (given with k_new).
-        max_q_len: bounds every sequence's new tokens; -1: read from ``q_offsets``.
+        max_q_len: bounds every sequence's new tokens; -1: ``Tq`` on CUDA (pass 1 for decode),
+            the longest on the CPU.
         causal: each new token sees the cached keys and the new ones up to itself.
         scale: default ``1 / sqrt(d)``.
+        max_kv_len: bounds every sequence's keys (cached and new); -1: ``max_pages * page_size``
+            on CUDA, the longest on the CPU.
+        status: optional int32 ``[1]`` on q's device, written in place (never cleared).
 
     Returns:
         ``out [Tq, H, d]`` and ``lse [H, Tq]``.
     """
     return AttentionResult(*torch.ops.samebits.attention_with_kvcache(
         q, k_cache, v_cache, block_table, cache_lengths, q_offsets, k_new, v_new, max_q_len,
-        causal, scale))
+        causal, scale, max_kv_len, status))
 
 
 def attention_backward(dout: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
@@ -148,7 +173,7 @@ def _dense_backward(ctx, dout, _dlse):
 
 
 def _keep_varlen(ctx, inputs, output):
-    q, k, v, q_offsets, kv_offsets, max_q_len, causal, scale = inputs
+    q, k, v, q_offsets, kv_offsets, max_q_len, causal, scale, *_ = inputs
     ctx.save_for_backward(q, k, v, q_offsets, kv_offsets, *output)
     ctx.mark_non_differentiable(output[1])
     ctx.max_q_len, ctx.causal, ctx.scale = max_q_len, causal, scale
@@ -158,7 +183,7 @@ def _varlen_backward(ctx, dout, _dlse):
     q, k, v, q_offsets, kv_offsets, out, lse = ctx.saved_tensors
     grads = torch.ops.samebits.attention_varlen_backward(
         dout, q, k, v, out, lse, q_offsets, kv_offsets, ctx.max_q_len, ctx.causal, ctx.scale)
-    return *grads, None, None, None, None, None
+    return *grads, None, None, None, None, None, None, None
 
 
 if hasattr(torch.ops.samebits, "attention_varlen_backward"):  # an older library: no autograd

@@ -32,8 +32,9 @@ Outputs varlen_op(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
       c10::Dispatcher::singleton()
           .findSchemaOrThrow("samebits::attention_varlen", "")
           .typed<Outputs(const at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Tensor&,
-                         const at::Tensor&, std::int64_t, bool, std::optional<double>)>();
-  return op.call(q, k, v, qo, ko, -1, true, std::nullopt);
+                         const at::Tensor&, std::int64_t, bool, std::optional<double>, std::int64_t,
+                         const std::optional<at::Tensor>&)>();
+  return op.call(q, k, v, qo, ko, -1, true, std::nullopt, -1, std::nullopt);
 }
 
 // Three sequences of 200 tokens, H = 4, Hkv = 2, d = 64, bfloat16: [B, H, L, d] and packed.

@@ -5,7 +5,7 @@ import sys
 
 import torch
 
-from error_paths import expect_error, main
+from error_paths import expect_error, host_checked, main
 
 
 def check(device):
@@ -31,19 +31,25 @@ def check(device):
         expect_error("rank 3 dense", "must be [B, H, L, d]", lambda: ops.attention(q[0], k, v)),
         expect_error("batch mismatch", "k and v must be [B, Hkv", lambda: ops.attention(q, k[:1], v[:1])),
         expect_error("offsets out of order", "offsets must rise",
-                     lambda: ops.attention_varlen(pq, pk, pv, torch.tensor([0, 150, 100], device=device), off)),
+                     host_checked(device, lambda: ops.attention_varlen(
+                         pq, pk, pv, torch.tensor([0, 150, 100], device=device), off))),
         expect_error("offsets past the end", "offsets must rise",
-                     lambda: ops.attention_varlen(pq, pk, pv, off, torch.tensor([0, 100, 900], device=device))),
+                     host_checked(device, lambda: ops.attention_varlen(
+                         pq, pk, pv, off, torch.tensor([0, 100, 900], device=device)))),
         expect_error("int32 offsets", "kv_offsets must be int64", lambda: ops.attention_varlen(pq, pk, pv, off, off.int())),
-        expect_error("max_q_len too small", "exceeds max_length", lambda: ops.attention_varlen(pq, pk, pv, off, off, 10)),
+        expect_error("max_q_len too small", "exceeds max_length",
+                     host_checked(device, lambda: ops.attention_varlen(pq, pk, pv, off, off, 10))),
         expect_error("page out of range", "is not a page of k_cache",
-                     lambda: ops.attention_with_kvcache(pq, cache[:10], cache[:10].clone(), table, none, off)),
+                     host_checked(device, lambda: ops.attention_with_kvcache(
+                         pq, cache[:10], cache[:10].clone(), table, none, off))),
         expect_error("k_new alone", "give k_new and v_new together",
                      lambda: ops.attention_with_kvcache(pq, cache, cache.clone(), table, none, off, pk)),
         expect_error("negative cache length", "is negative",
-                     lambda: ops.attention_with_kvcache(pq, cache, cache.clone(), table, -none - 1, off)),
+                     host_checked(device, lambda: ops.attention_with_kvcache(
+                         pq, cache, cache.clone(), table, -none - 1, off))),
         expect_error("too few table slots", "block_table has 3",
-                     lambda: ops.attention_with_kvcache(pq, cache, cache.clone(), table[:, :3], none, off)),
+                     host_checked(device, lambda: ops.attention_with_kvcache(
+                         pq, cache, cache.clone(), table[:, :3], none, off))),
     ]
     if device != "cpu":
         failures.append(expect_error("tensors on two devices", "must be on q's device",
