@@ -7,10 +7,12 @@
 #include <torch/library.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <tuple>
 #include <vector>
 
+#include "kernels/attention/attention_backward_tensor_cores.h"
 #include "kernels/attention/binding_arguments.h"
 #include "kernels/attention/invariant_attention_backward.h"
 #include "kernels/common/binding_support.h"
@@ -19,8 +21,10 @@ namespace samebits {
 namespace {
 
 namespace k = kernels;
+using attention_checks::algorithm_for;
 using attention_checks::attention_dtype;
 using attention_checks::like_q;
+using attention_checks::rows_aligned;
 using attention_checks::softmax_scale;
 
 // dout and out: q's shape, dtype and device, the last dim walked with stride 1.
@@ -63,6 +67,10 @@ AttentionGradients run(k::AttentionBackwardProblem& bp, const at::Tensor& q, con
   strides(g.dv, &bp.dv_seq_stride, &bp.dv_token_stride, &bp.dv_head_stride);
   if (q.is_cuda()) {
     const c10::cuda::CUDAGuard guard(q.device());
+    // (a layout the tensor cores do not take after all runs exact, never fails)
+    if (bp.forward.algorithm == k::AttentionAlgorithm::tensor_cores &&
+        !k::attention_backward_tensor_cores_supported(bp))
+      bp.forward.algorithm = k::AttentionAlgorithm::exact;
     const std::int64_t floats = k::attention_backward_delta_floats(bp);
     const at::Tensor delta =
         at::empty({std::max<std::int64_t>(floats, 1)}, q.options().dtype(at::kFloat));
@@ -74,6 +82,25 @@ AttentionGradients run(k::AttentionBackwardProblem& bp, const at::Tensor& q, con
     check_kernel_status(k::invariant_attention_backward_cpu(bp), op);
   }
   return g;
+}
+
+// The forward's guard marks a flawed sequence's rows of out and lse NaN; the backward, which read
+// nothing of it (its dq, dk and dv stayed zero), marks its rows of dq the same way: the guard run
+// once more over the same metadata (so the same verdicts), with dq in the place of out.
+void mark_flawed_rows(const k::AttentionProblem& p, const at::Tensor& dq, const at::Tensor& q,
+                      std::int64_t kv_total, const char* op) {
+  k::AttentionProblem marked = p;
+  marked.sequence_flaws = nullptr;  // judged afresh, not read as already empty
+  marked.out = dq.mutable_data_ptr();
+  marked.out_token_stride = dq.stride(0);
+  marked.out_head_stride = dq.stride(1);
+  marked.lse = nullptr;
+  k::SequenceGuard guard;
+  guard.q_total = q.size(0);
+  guard.kv_total = kv_total;
+  guard.mark = true;
+  attention_checks::PackedOffsets verdicts;
+  attention_checks::guard_sequences(marked, guard, verdicts, q, op);
 }
 
 // q, k and v of rank `rank` (`shapes` says which), dout and out: checked alike for both layouts.
@@ -91,14 +118,20 @@ Inputs inputs(const at::Tensor& dout, const at::Tensor& q_in, const at::Tensor& 
           like_q_shaped(out, "out", q, op)};
 }
 
-// What both layouts share: dtype, the exact algorithm, scale and the read-only pointers (lse
+// The inputs the tensor cores read in 16-byte chunks, aligned for them.
+Inputs aligned_for(Inputs in, k::AttentionAlgorithm algorithm) {
+  return {rows_aligned(in.q, algorithm), rows_aligned(in.kk, algorithm),
+          rows_aligned(in.v, algorithm), rows_aligned(in.dout, algorithm), in.out};
+}
+
+// What both layouts share: dtype, the algorithm, scale and the read-only pointers (lse
 // checked before).
 k::AttentionBackwardProblem problem(const Inputs& in, const at::Tensor& lse, bool causal,
                                     std::optional<double> scale, const char* op) {
   k::AttentionBackwardProblem bp;
   k::AttentionProblem& p = bp.forward;
   p.dtype = attention_dtype(in.q, op);
-  p.algorithm = k::AttentionAlgorithm::exact;
+  p.algorithm = algorithm_for(in.q, in.q.size(-1), scale);
   p.scale = softmax_scale(scale, in.q.size(-1));
   p.causal = causal;
   p.out = const_cast<void*>(in.out.const_data_ptr());  // read only: the forward's struct is shared
@@ -114,7 +147,8 @@ AttentionGradients invariant_attention_backward(const at::Tensor& dout, const at
                                                 const at::Tensor& out, const at::Tensor& lse,
                                                 bool causal, std::optional<double> scale) {
   const char* op = "attention_backward";
-  const Inputs in = inputs(dout, q, k, v, out, 4, "q, k and v must be [B, H, L, d]", op);
+  const Inputs checked = inputs(dout, q, k, v, out, 4, "q, k and v must be [B, H, L, d]", op);
+  const Inputs in = aligned_for(checked, algorithm_for(checked.q, checked.q.size(-1), scale));
   check_lse(lse, {in.q.size(0), in.q.size(1), in.q.size(2)}, "[B, H, Lq]", in.q, op);
   k::AttentionBackwardProblem bp = problem(in, lse, causal, scale, op);
   k::AttentionProblem& p = bp.forward;
@@ -139,7 +173,9 @@ AttentionGradients invariant_attention_varlen_backward(const at::Tensor& dout, c
                                                        std::int64_t max_q_len, bool causal,
                                                        std::optional<double> scale) {
   const char* op = "attention_varlen_backward";
-  const Inputs in = inputs(dout, q, k, v, out, 3, "q must be [Tq, H, d] and k, v [Tk, Hkv, d]", op);
+  const Inputs checked =
+      inputs(dout, q, k, v, out, 3, "q must be [Tq, H, d] and k, v [Tk, Hkv, d]", op);
+  const Inputs in = aligned_for(checked, algorithm_for(checked.q, checked.q.size(-1), scale));
   check_lse(lse, {in.q.size(1), in.q.size(0)}, "[H, Tq]", in.q, op);
   k::AttentionBackwardProblem bp = problem(in, lse, causal, scale, op);
   k::AttentionProblem& p = bp.forward;
@@ -151,7 +187,9 @@ AttentionGradients invariant_attention_varlen_backward(const at::Tensor& dout, c
   p.lse_token_stride = lse.stride(1);
   bp.dout_token_stride = in.dout.stride(0);
   bp.dout_head_stride = in.dout.stride(1);
-  return run(bp, in.q, in.kk, in.v, op);
+  AttentionGradients g = run(bp, in.q, in.kk, in.v, op);
+  if (in.q.is_cuda()) mark_flawed_rows(p, g.dq, in.q, in.kk.size(0), op);
+  return g;
 }
 
 }  // namespace samebits

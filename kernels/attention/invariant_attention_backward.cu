@@ -2,6 +2,7 @@
 // head, keys ascending), then a dK/dV launch (a warp per key and KV head, (head, query) ascending).
 #include <cuda_fp16.h>
 
+#include "kernels/attention/attention_backward_tensor_cores.h"
 #include "kernels/attention/attention_layout.h"
 #include "kernels/attention/invariant_attention_backward.h"
 #include "kernels/attention/invariant_attention_backward_order.h"
@@ -231,6 +232,8 @@ Status invariant_attention_backward_cuda(const AttentionBackwardProblem& bp, cud
   const std::int64_t delta_floats = attention_backward_delta_floats(bp);
   if (bp.delta_floats < delta_floats || (delta_floats > 0 && !bp.delta))
     return Status::workspace_too_small;
+  if (p.algorithm == AttentionAlgorithm::tensor_cores)
+    return invariant_attention_backward_tensor_cores_cuda(bp, stream);
   if (p.dtype == DType::bf16) {
     launch<DType::bf16>(bp, stream);
   } else {

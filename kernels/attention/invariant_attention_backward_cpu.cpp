@@ -156,7 +156,7 @@ void backward_sequence(const AttentionBackwardProblem& bp, std::int64_t b) {
 Status attention_backward_check(const AttentionBackwardProblem& bp) {
   const AttentionProblem& p = bp.forward;
   if (const Status s = attention_problem_check(p); s != Status::ok) return s;
-  if (p.algorithm != AttentionAlgorithm::exact || p.block_table) return Status::invalid_argument;
+  if (p.block_table) return Status::invalid_argument;
   if (p.sequences > 0 && (!p.lse || !bp.dout || !bp.dq || !bp.dk || !bp.dv))
     return Status::invalid_argument;
   return Status::ok;

@@ -31,9 +31,45 @@ namespace samebits::kernels::attention_backward_order {
 // so no split count, tile shape, block count, SM count or position in the pack can enter: tiles
 // in the kernels only decide which lanes compute the dots x_it and dP_it in parallel (each dot
 // itself one lane's serial chain), never where a sum is cut. No atomics: each output element is
-// written by the one thread that owns its chain. The backward's tensor-core path, when it joins,
-// states its own order here (dQ over key blocks and dK/dV over query blocks and heads, combined
-// in an order fixed by absolute positions) and its bound against float64.
+// written by the one thread that owns its chain.
+//
+// The tensor-core path (attention_backward_tensor_cores.cu; head dims 64 and 128) computes the
+// same quantities in another fixed order, so other bits, within the bound below:
+//   D_i      lane l of 32 chains dO_i[j] * O_i[j] over its j in [l d/32, (l+1) d/32) ascending
+//            (fmaf from +0), then the lanes' sums meet in a butterfly at distances 16, 8, 4, 2, 1
+//   S_it     dot(q_i, k_t) and dP_it = dot(dO_i, v_t): mma.sync m16n8k16 over d in 16-wide
+//            steps ascending, from +0 (the forward's tensor-core dot)
+//   P_it     ex2.approx(fmaf(S_it, scale * log2e, -(lse_i * log2e))), +0 where t >= n_i
+//   dS_it    P_it * (dP_it - D_i) (score_gradient()), +0 where t >= n_i
+//   dV_t     P_it rounded to the input type, times dO_i, accumulated by MMAs in float32:
+//            over the group's heads h ascending, then the 64-query tiles [64 m, 64 m + 64) of the
+//            sequence (m ascending; tiles no query of which sees t skipped, adding nothing), then
+//            within a tile its 4 steps of 16 queries ascending
+//   dK_t     scale * (the same chain of dS_it rounded to the input type times q_i)
+//   dQ_i     scale * (dS_it rounded to the input type times k_t: over the 64-key tiles at
+//            absolute positions 0, 64, ... ascending, each its 4 steps of 16 keys ascending)
+//   then each rounds once to the input type.
+// Within an MMA step, how the hardware adds its 16 products to the accumulator is its own, but the
+// same instruction on the same operands for every row, wherever the row sits in a block. Tile
+// borders are fixed by positions within the sequence (queries by index from its first query,
+// keys from its first key) and by head numbers; a block holds one sequence's 128 keys of one KV
+// head (dK/dV) or 128 queries of one head (dQ), rows past the sequence's end as zeros that no
+// visible pair touches. So no batch, SM count or stream enters, and there are no atomics.
+//
+// The bound against a float64 backward of the same rounded inputs (O and lse from the forward),
+// per element, with u = 2^-8 (bfloat16) or 2^-11 (float16), ref the float64 gradient and M the
+// magnitude of its terms (|P|(|dP| + |D| + sum|dO||O| + sum|dO||v|) times |k|, |q| or, for dV,
+// |P| |dO|, summed as the gradient is):
+//   |got - ref| <= u |ref| + (3u/2 + eps) M + tiny (1 + A),
+//   eps = (2d + G n + 64) 2^-22 (1 + max scaled sum|q||k|)
+// u |ref| is the output's rounding; tiny (half the smallest subnormal step: 2^-25 for float16,
+// 2^-134 for bfloat16) times 1 + A (A the sum of |k|, |q| times scale, or |dO| over the pairs
+// summed) is where the output, P or dS falls among float16's subnormals and rounds absolutely; u/2
+// M covers D from the rounded O (as the exact path); u M the rounding of P and dS to the input type
+// before their MMAs (one relative u per product); eps float32's own error: the dots' and the lse's
+// rounding moving P, ex2.approx's (2^-22 relative), and chains of at most G n terms (G the group
+// size, n the sequence's keys or queries) added by MMAs that may round toward zero (2^-23 each,
+// counted at 2^-22).
 
 namespace order = attention_order;
 

@@ -38,14 +38,17 @@ struct GradientResult {
   }
 };
 
-// The exact forward (the twin, or on CUDA with cuda_forward: the same bits, faster for long
-// sequences) gives out and lse; then the backward runs on the CPU twin (cuda false) or the exact
-// CUDA path, on the current stream or a fresh one from the pool.
-inline GradientResult run_attention_backward(const AttentionShape& s,
-                                             const std::vector<SequenceCall>& calls, bool cuda,
-                                             bool other_stream = false, bool cuda_forward = false) {
+// The forward (the twin, or on CUDA with cuda_forward: `algorithm`'s, the exact one the twin's
+// bits, faster for long sequences) gives out and lse; then the backward runs on the CPU twin (cuda
+// false) or the CUDA path `algorithm` names, on the current stream or a fresh one from the pool.
+inline GradientResult run_attention_backward(
+    const AttentionShape& s, const std::vector<SequenceCall>& calls, bool cuda,
+    bool other_stream = false, bool cuda_forward = false,
+    kernels::AttentionAlgorithm algorithm = kernels::AttentionAlgorithm::exact) {
   namespace k = kernels;
-  const AttentionResult forward = run_attention(s, calls, cuda_forward);
+  const AttentionResult forward =
+      run_attention(s, calls, cuda_forward, 0, 1, false,
+                    cuda_forward ? algorithm : kernels::AttentionAlgorithm::exact);
   GradientResult r;
   r.out = forward.out;
   r.lse = forward.lse;
@@ -77,6 +80,7 @@ inline GradientResult run_attention_backward(const AttentionShape& s,
   k::AttentionBackwardProblem bp;
   k::AttentionProblem& p = bp.forward;
   p.dtype = s.dtype == at::kBFloat16 ? k::DType::bf16 : k::DType::f16;
+  p.algorithm = algorithm;
   p.sequences = static_cast<std::int64_t>(calls.size());
   p.heads = s.heads;
   p.kv_heads = s.kv_heads;

@@ -8,15 +8,15 @@ import sys
 
 import torch
 
-from error_paths import expect_error, main
+from error_paths import expect_error, host_checked, main
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 @functools.lru_cache(maxsize=None)
 def attention_module():
-    """python/samebits/attention.py alone (registers the autograd), without the C++ engine; loaded
-    once: check() runs per device, and torch refuses a second autograd registration."""
+    """python/samebits/attention.py alone (the typed wrappers), without the C++ engine; the ops
+    and their autograd kernels come from the library loaded by --lib."""
     spec = importlib.util.spec_from_file_location("samebits_attention",
                                                   ROOT / "python/samebits/attention.py")
     module = importlib.util.module_from_spec(spec)
@@ -109,8 +109,8 @@ def check(device):
         ("packed lse as dense", "lse must be the forward's float32 [H, Tq]",
          lambda: ops.attention_varlen_backward(pdo, pq, pk, pv, po, lse, q_off, kv_off)),
         ("offsets past the end", "offsets must rise",
-         lambda: ops.attention_varlen_backward(pdo, pq, pk, pv, po, plse, q_off,
-                                               torch.tensor([0, 40, 90], device=device))),
+         host_checked(device, lambda: ops.attention_varlen_backward(
+             pdo, pq, pk, pv, po, plse, q_off, torch.tensor([0, 40, 90], device=device)))),
         ("mismatched offsets", "kv_offsets must be int64 [B + 1]",
          lambda: ops.attention_varlen_backward(pdo, pq, pk, pv, po, plse, q_off, kv_off[:2])),
         ("int32 offsets", "q_offsets must be int64",
@@ -128,6 +128,16 @@ def check(device):
              lambda: ops.attention_varlen_backward(pdo, pq, pk, pv, po, plse, q_off.cpu(), kv_off)),
         ]
     failures += [expect_error(*case) for case in bad]
+    if device != "cpu":
+        # By default CUDA metadata stay on the device: the sequence whose keys run past k is read
+        # nowhere and its dq rows are NaN; its neighbour keeps its bits.
+        flawed = ops.attention_varlen_backward(pdo, pq, pk, pv, po, plse, q_off,
+                                               torch.tensor([0, 40, 90], device=device))
+        good = ops.attention_varlen_backward(pdo, pq, pk, pv, po, plse, q_off, kv_off)
+        if not (flawed[0][30:].isnan().all() and not flawed[0][:30].isnan().any()
+                and torch.equal(flawed[0][:30].view(torch.int16), good[0][:30].view(torch.int16))):
+            failures.append("offsets past the end: the flawed sequence's dq rows are not NaN, or "
+                            "its neighbour's bits moved")
     return [f"{device}: {f}" for f in failures if f]
 
 
