@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <string>
 
+#include "kernels/attention/autograd.h"
 #include "kernels/attention/backward_binding.h"
 #include "kernels/attention/binding_arguments.h"
 #include "kernels/attention/invariant_attention.h"
@@ -378,3 +379,8 @@ TORCH_LIBRARY_IMPL(samebits, CUDA, m) {
   samebits::implement_attention_backward(m);
 }
 
+// Autograd for attention and attention_varlen (kernels/attention/autograd.cpp): registered here,
+// in the family's one registration unit, so the static library keeps it.
+TORCH_LIBRARY_IMPL(samebits, Autograd, m) {
+  samebits::implement_attention_autograd(m);
+}

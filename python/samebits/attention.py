@@ -9,7 +9,9 @@ Bad arguments raise ``RuntimeError`` naming the argument and what is accepted.
 :func:`attention` and :func:`attention_varlen` are differentiable (``loss.backward()`` works):
 their backward is :func:`attention_backward` / :func:`attention_varlen_backward`, whose dq, dk and
 dv for one sequence are the same bits whatever the batch (the exact order, on CPU and CUDA; it
-recomputes the probabilities from the saved lse). ``lse`` itself carries no gradient.
+recomputes the probabilities from the saved lse). ``lse`` itself carries no gradient. The
+autograd kernels are registered in C++ with the ops, so C++ callers (the harness's gradient
+checks) differentiate them too.
 """
 from __future__ import annotations
 
@@ -155,39 +157,3 @@ def attention_varlen_backward(dout: torch.Tensor, q: torch.Tensor, k: torch.Tens
     get zeros."""
     return AttentionGradients(*torch.ops.samebits.attention_varlen_backward(
         dout, q, k, v, out, lse, q_offsets, kv_offsets, max_q_len, causal, scale))
-
-
-# Autograd: the forward keeps its inputs, out and lse; the backward runs the ops above. lse is
-# marked non-differentiable, so a loss through it fails rather than getting a silent zero.
-def _keep_dense(ctx, inputs, output):
-    q, k, v, causal, scale = inputs
-    ctx.save_for_backward(q, k, v, *output)
-    ctx.mark_non_differentiable(output[1])
-    ctx.causal, ctx.scale = causal, scale
-
-
-def _dense_backward(ctx, dout, _dlse):
-    q, k, v, out, lse = ctx.saved_tensors
-    grads = torch.ops.samebits.attention_backward(dout, q, k, v, out, lse, ctx.causal, ctx.scale)
-    return *grads, None, None
-
-
-def _keep_varlen(ctx, inputs, output):
-    q, k, v, q_offsets, kv_offsets, max_q_len, causal, scale, *_ = inputs
-    ctx.save_for_backward(q, k, v, q_offsets, kv_offsets, *output)
-    ctx.mark_non_differentiable(output[1])
-    ctx.max_q_len, ctx.causal, ctx.scale = max_q_len, causal, scale
-
-
-def _varlen_backward(ctx, dout, _dlse):
-    q, k, v, q_offsets, kv_offsets, out, lse = ctx.saved_tensors
-    grads = torch.ops.samebits.attention_varlen_backward(
-        dout, q, k, v, out, lse, q_offsets, kv_offsets, ctx.max_q_len, ctx.causal, ctx.scale)
-    return *grads, None, None, None, None, None, None, None
-
-
-if hasattr(torch.ops.samebits, "attention_varlen_backward"):  # an older library: no autograd
-    torch.library.register_autograd("samebits::attention", _dense_backward,
-                                    setup_context=_keep_dense)
-    torch.library.register_autograd("samebits::attention_varlen", _varlen_backward,
-                                    setup_context=_keep_varlen)

@@ -257,3 +257,25 @@ def test_not_a_callable_and_render_without_report_are_clear():
         samebits.check(3, ROW, axes=AXES)
     with pytest.raises(ValueError, match="render needs report=PATH"):
         samebits.check(centered, ROW, axes=AXES, render=["html"])
+
+
+def samebits_attention_out(q, k, v):
+    return samebits.attention(q, k, v, causal=True).out
+
+
+ATTENTION = {name: samebits.Input(shape=(1, heads, "L", 64), dtype=torch.bfloat16)
+             for name, heads in (("q", 4), ("k", 2), ("v", 2))}
+
+
+def test_samebits_attention_gradients_hold_through_its_cpp_autograd():
+    # torch.ops.samebits.attention's Autograd kernel is C++: q, k and v take their gradients from
+    # the invariant backward, the same bits alone, in a batch and run to run (GQA 4/2, 9 and 70
+    # keys: a tile's border and past it).
+    result = samebits.check(samebits_attention_out, ATTENTION, axes={"L": [9, 70], "batch": [3]},
+                            checks=["gradient_invariance", "gradient_determinism"])
+    assert result.ok and result.verdict == "holds", result.summary()
+    # The control: the same call with a backward that reads the batch is caught.
+    flawed = samebits.check(lambda q, k, v: sum_in_backward(samebits_attention_out(q, k, v)),
+                            ATTENTION, axes={"L": [9], "batch": [3]},
+                            checks=["gradient_invariance"])
+    assert violated_kinds(flawed) == {"gradient_invariance"}, flawed.summary()

@@ -22,6 +22,13 @@ std::vector<AttentionOutputs> unpack(const AttentionOutputs& all,
   return per_item;
 }
 
+// The longest item along dim 1 (L): the bound a caller passes, so no launch is sized by the total.
+std::int64_t longest(const std::vector<at::Tensor>& items) {
+  std::int64_t n = 0;
+  for (const auto& x : items) n = std::max(n, x.size(1));
+  return n;
+}
+
 // [H, L, d] items -> [sum L, H, d] and the offsets of each item's rows.
 at::Tensor pack(const std::vector<at::Tensor>& items, std::vector<std::int64_t>& offsets) {
   std::vector<at::Tensor> rows;
@@ -38,7 +45,7 @@ at::Tensor pack(const std::vector<at::Tensor>& items, std::vector<std::int64_t>&
 AttentionOutputs samebits_attend_batch(const at::Tensor& q, const at::Tensor& k,
                                        const at::Tensor& v, bool causal) {
   const ComputeScope under_test;
-  return invariant_attention(q, k, v, causal);
+  return differentiable_attention(q, k, v, causal);
 }
 
 std::vector<AttentionOutputs> samebits_attend_varlen(const std::vector<at::Tensor>& qs,
@@ -52,7 +59,8 @@ std::vector<AttentionOutputs> samebits_attend_varlen(const std::vector<at::Tenso
   AttentionOutputs all;
   {
     const ComputeScope under_test;
-    all = invariant_attention_varlen(q, k, v, qo, ko, -1, causal);
+    all = differentiable_attention_varlen(q, k, v, qo, ko, longest(qs), causal, std::nullopt,
+                                          longest(ks));
   }
   return unpack(all, q_offsets);
 }
@@ -105,8 +113,8 @@ std::vector<AttentionOutputs> samebits_attend_paged(const std::vector<at::Tensor
   AttentionOutputs all;
   {
     const ComputeScope under_test;
-    all = invariant_attention_with_kvcache(q, k_cache, v_cache, blocks, lengths, qo, kn, vn, -1,
-                                           causal);
+    all = invariant_attention_with_kvcache(q, k_cache, v_cache, blocks, lengths, qo, kn, vn,
+                                           longest(qs), causal, std::nullopt, longest(ks));
   }
   return unpack(all, q_offsets);
 }

@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "kernels/attention/binding.h"
+#include "kernels/attention/autograd.h"
 
 namespace samebits {
 
