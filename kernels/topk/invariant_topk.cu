@@ -19,8 +19,9 @@ Status launch(const TopkProblem& p, TopkAlgorithm algorithm, cudaStream_t stream
 }  // namespace
 
 bool topk_prefers_split(const TopkProblem& p) {
-  const bool long_rows = (p.max_length > kSplitSelectAbove && p.rows <= kSplitSelectAutoRows) ||
-                         (p.max_length > kSplitSelectLongAbove && p.rows <= kSplitSelectLongAutoRows);
+  const bool long_rows =
+      (p.max_length > kSplitSelectAbove && p.rows <= kSplitSelectAutoRows) ||
+      (p.max_length > kSplitSelectLongAbove && p.rows <= kSplitSelectLongAutoRows);
   return p.k <= kSplitSelectMaxK && long_rows && topk_device::split_select_available();
 }
 
