@@ -57,7 +57,8 @@ struct VarlenAttention : torch::autograd::Function<VarlenAttention> {
     const AttentionOutputs r = invariant_attention_varlen(q, k, v, q_offsets, kv_offsets, max_q_len,
                                                           causal, scale, max_kv_len, status);
     keep(ctx, {q, k, v, q_offsets, kv_offsets}, r);
-    ctx->saved_data["max_q_len"] = max_q_len;
+    ctx->saved_data["max_q_len"] = max_q_len;  // the forward's bounds size the backward too
+    ctx->saved_data["max_kv_len"] = max_kv_len;
     ctx->saved_data["causal"] = causal;
     ctx->saved_data["scale"] = scale;
     return {r.out, r.lse};
@@ -67,7 +68,7 @@ struct VarlenAttention : torch::autograd::Function<VarlenAttention> {
     const AttentionGradients g = invariant_attention_varlen_backward(
         upstream(grads[0], s[5]), s[0], s[1], s[2], s[5], s[6], s[3], s[4],
         ctx->saved_data["max_q_len"].toInt(), ctx->saved_data["causal"].toBool(),
-        ctx->saved_data["scale"].toOptional<double>());
+        ctx->saved_data["scale"].toOptional<double>(), ctx->saved_data["max_kv_len"].toInt());
     return {g.dq,         g.dk,         g.dv,         at::Tensor(), at::Tensor(),
             at::Tensor(), at::Tensor(), at::Tensor(), at::Tensor(), at::Tensor()};
   }

@@ -165,13 +165,11 @@ AttentionGradients invariant_attention_backward(const at::Tensor& dout, const at
   return run(bp, in.q, in.kk, in.v, op);
 }
 
-AttentionGradients invariant_attention_varlen_backward(const at::Tensor& dout, const at::Tensor& q,
-                                                       const at::Tensor& k, const at::Tensor& v,
-                                                       const at::Tensor& out, const at::Tensor& lse,
-                                                       const at::Tensor& q_offsets,
-                                                       const at::Tensor& kv_offsets,
-                                                       std::int64_t max_q_len, bool causal,
-                                                       std::optional<double> scale) {
+AttentionGradients invariant_attention_varlen_backward(
+    const at::Tensor& dout, const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+    const at::Tensor& out, const at::Tensor& lse, const at::Tensor& q_offsets,
+    const at::Tensor& kv_offsets, std::int64_t max_q_len, bool causal, std::optional<double> scale,
+    std::int64_t max_kv_len, const std::optional<at::Tensor>& status) {
   const char* op = "attention_varlen_backward";
   const Inputs checked =
       inputs(dout, q, k, v, out, 3, "q must be [Tq, H, d] and k, v [Tk, Hkv, d]", op);
@@ -180,7 +178,8 @@ AttentionGradients invariant_attention_varlen_backward(const at::Tensor& dout, c
   k::AttentionBackwardProblem bp = problem(in, lse, causal, scale, op);
   k::AttentionProblem& p = bp.forward;
   const attention_checks::PackedOffsets kept =
-      attention_checks::packed_inputs(p, in.q, in.kk, in.v, q_offsets, kv_offsets, max_q_len, op);
+      attention_checks::packed_inputs(p, in.q, in.kk, in.v, q_offsets, kv_offsets, max_q_len, op,
+                                      max_kv_len, status_word(status, in.q, op));
   p.out_token_stride = in.out.stride(0);
   p.out_head_stride = in.out.stride(1);
   p.lse_head_stride = lse.stride(0);
@@ -221,10 +220,11 @@ Gradients attention_varlen_backward_op(const at::Tensor& dout, const at::Tensor&
                                        const at::Tensor& out, const std::optional<at::Tensor>& lse,
                                        const at::Tensor& q_offsets, const at::Tensor& kv_offsets,
                                        std::int64_t max_q_len, bool causal,
-                                       std::optional<double> scale) {
+                                       std::optional<double> scale, std::int64_t max_kv_len,
+                                       const std::optional<at::Tensor>& status) {
   auto g = samebits::invariant_attention_varlen_backward(
       dout, q, k, v, out, required_lse(lse, "attention_varlen_backward", "[H, Tq]"), q_offsets,
-      kv_offsets, max_q_len, causal, scale);
+      kv_offsets, max_q_len, causal, scale, max_kv_len, status);
   return {g.dq, g.dk, g.dv};
 }
 
@@ -239,7 +239,8 @@ void define_attention_backward(torch::Library& m) {
   m.def(
       "attention_varlen_backward(Tensor dout, Tensor q, Tensor k, Tensor v, Tensor out, "
       "Tensor? lse, Tensor q_offsets, Tensor kv_offsets, int max_q_len=-1, bool causal=True, "
-      "float? scale=None) -> (Tensor dq, Tensor dk, Tensor dv)");
+      "float? scale=None, int max_kv_len=-1, Tensor(a!)? status=None) -> "
+      "(Tensor dq, Tensor dk, Tensor dv)");
 }
 
 void implement_attention_backward(torch::Library& m) {

@@ -151,9 +151,13 @@ def attention_varlen_backward(dout: torch.Tensor, q: torch.Tensor, k: torch.Tens
                               v: torch.Tensor, out: torch.Tensor, lse: torch.Tensor,
                               q_offsets: torch.Tensor, kv_offsets: torch.Tensor,
                               max_q_len: int = -1, causal: bool = True,
-                              scale: Optional[float] = None) -> AttentionGradients:
+                              scale: Optional[float] = None, max_kv_len: int = -1,
+                              status: Optional[torch.Tensor] = None) -> AttentionGradients:
     """The gradients of :func:`attention_varlen` for the upstream gradient ``dout`` (like q),
     given the forward's arguments and its ``out`` and ``lse``; key rows outside every sequence
-    get zeros."""
+    get zeros. ``max_q_len``, ``max_kv_len`` and ``status`` as for :func:`attention_varlen`: on
+    CUDA a sequence with flawed offsets is read nowhere, its dq rows are NaN and its flaws are
+    OR-ed into ``status``."""
     return AttentionGradients(*torch.ops.samebits.attention_varlen_backward(
-        dout, q, k, v, out, lse, q_offsets, kv_offsets, max_q_len, causal, scale))
+        dout, q, k, v, out, lse, q_offsets, kv_offsets, max_q_len, causal, scale, max_kv_len,
+        status))

@@ -22,18 +22,23 @@ namespace attention_backward_test_file {
 // twice the half ulp), D from the rounded O (half an ulp of each |dO_j O_j|: u/2 of the
 // magnitude), and float32's own error, at most (2d + n + 16) 2^-24 (1 + the largest scaled
 // sum|q||k|) of the magnitude: the dots' and the lse's rounding moving P, and the chains' sums.
+// An output among the dtype's subnormals rounds absolutely, by up to half their step (tiny: 2^-25
+// for float16, 2^-134 for bfloat16), which no relative term covers (the tensor-core bound's tiny;
+// the exact path keeps P and dS in float32, so only the output's rounding adds it).
 struct Bound {
-  double u, eps32;
+  double u, eps32, tiny;
 };
 Bound bound_for(const AttentionShape& s, const Problem64& x) {
   const double score =
       (at::matmul(x.q.abs(), expand(x, x.k).abs().transpose(1, 2)) * x.scale).max().item<double>();
   const double n = static_cast<double>(x.k.size(1)), d = static_cast<double>(s.head_dim);
-  return {s.dtype == at::kBFloat16 ? std::ldexp(1.0, -8) : std::ldexp(1.0, -11),
-          (2 * d + n + 16) * std::ldexp(1.0, -24) * (1 + score)};
+  const bool bf16 = s.dtype == at::kBFloat16;
+  return {bf16 ? std::ldexp(1.0, -8) : std::ldexp(1.0, -11),
+          (2 * d + n + 16) * std::ldexp(1.0, -24) * (1 + score),
+          bf16 ? std::ldexp(1.0, -134) : std::ldexp(1.0, -25)};
 }
 at::Tensor allowed(const Bound& b, const at::Tensor& ref, const at::Tensor& magnitude) {
-  return ref.abs() * b.u + magnitude * (b.u / 2 + b.eps32);
+  return ref.abs() * b.u + magnitude * (b.u / 2 + b.eps32) + b.tiny;
 }
 // The twin's gradients of call 0, heads first like Problem64.
 struct TwinGradients {

@@ -117,6 +117,10 @@ def check(device):
          lambda: ops.attention_varlen_backward(pdo, pq, pk, pv, po, plse, q_off.int(), kv_off)),
         ("packed dout of another shape", "dout must have q's shape",
          lambda: ops.attention_varlen_backward(pdo[:5], pq, pk, pv, po, plse, q_off, kv_off)),
+        ("status of int64", "status must be an int32 tensor of one element",
+         lambda: ops.attention_varlen_backward(pdo, pq, pk, pv, po, plse, q_off, kv_off, -1,
+                                               True, None, -1,
+                                               torch.zeros(1, dtype=torch.long, device=device))),
     ]
     if device != "cpu":
         bad += [
@@ -131,13 +135,25 @@ def check(device):
     if device != "cpu":
         # By default CUDA metadata stay on the device: the sequence whose keys run past k is read
         # nowhere and its dq rows are NaN; its neighbour keeps its bits.
+        status = torch.zeros(1, dtype=torch.int32, device=device)
         flawed = ops.attention_varlen_backward(pdo, pq, pk, pv, po, plse, q_off,
-                                               torch.tensor([0, 40, 90], device=device))
-        good = ops.attention_varlen_backward(pdo, pq, pk, pv, po, plse, q_off, kv_off)
+                                               torch.tensor([0, 40, 90], device=device), 30,
+                                               True, None, 50, status)
+        good_status = torch.zeros(1, dtype=torch.int32, device=device)
+        good = ops.attention_varlen_backward(pdo, pq, pk, pv, po, plse, q_off, kv_off, 30, True,
+                                             None, 40, good_status)
         if not (flawed[0][30:].isnan().all() and not flawed[0][:30].isnan().any()
                 and torch.equal(flawed[0][:30].view(torch.int16), good[0][:30].view(torch.int16))):
             failures.append("offsets past the end: the flawed sequence's dq rows are not NaN, or "
                             "its neighbour's bits moved")
+        # Flaw 1 (outside k) in the flawed call's status; none in the sound call's, whose tight
+        # bounds give the bits of the default ones.
+        if status.item() != 1 or good_status.item() != 0:
+            failures.append(f"status: {status.item()} and {good_status.item()}, want 1 and 0")
+        default = ops.attention_varlen_backward(pdo, pq, pk, pv, po, plse, q_off, kv_off)
+        if not all(torch.equal(a.view(torch.int16), b.view(torch.int16))
+                   for a, b in zip(default, good)):
+            failures.append("tight max_q_len and max_kv_len changed the gradients' bits")
     return [f"{device}: {f}" for f in failures if f]
 
 
