@@ -8,6 +8,7 @@
 #include "kernels/attention/attention_backward_tensor_cores.h"
 #include "kernels/attention/attention_layout.h"
 #include "kernels/attention/backward_tile_fragments.cuh"
+#include "kernels/attention/element_access.cuh"
 #include "kernels/attention/invariant_attention_backward_order.h"
 #include "kernels/common/cuda_status.h"
 #include "kernels/common/shared_memory.h"
@@ -22,20 +23,8 @@ using namespace backward_tiles;  // NOLINT(build/namespaces): this family's buil
 
 constexpr unsigned kFull = 0xffffffffu;
 
-template <DType T>
-__device__ __forceinline__ float load(const void* base, std::int64_t index) {
-  const std::uint16_t bits = static_cast<const std::uint16_t*>(base)[index];
-  if constexpr (T == DType::bf16) {
-    return __uint_as_float(static_cast<unsigned>(bits) << 16);
-  } else {
-    return __half2float(__ushort_as_half(bits));
-  }
-}
-
-__device__ __forceinline__ std::int64_t delta_index(const AttentionProblem& p, std::int64_t b,
-                                                    std::int64_t i, std::int64_t h) {
-  return (b * p.max_q_len + i) * p.heads + h;
-}
+using attention_elements::delta_index;
+using attention_elements::load;
 
 // D of query row i = 4 blockIdx.x + warp, head blockIdx.y, sequence blockIdx.z: lane l chains
 // its D / 32 elements ascending from +0, then the lanes meet in a butterfly at distances 16, 8,

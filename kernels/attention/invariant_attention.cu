@@ -4,6 +4,7 @@
 
 #include "kernels/attention/attention_layout.h"
 #include "kernels/attention/attention_tensor_cores.h"
+#include "kernels/attention/element_access.cuh"
 #include "kernels/attention/invariant_attention.h"
 #include "kernels/attention/invariant_attention_order.h"
 #include "kernels/attention/split_merge.h"
@@ -18,15 +19,7 @@ namespace layout = attention_layout;
 constexpr int kWarps = 4;  // query rows per block
 constexpr unsigned kFull = 0xffffffffu;
 
-template <DType T>
-__device__ __forceinline__ float load(const std::uint16_t* base, std::int64_t index) {
-  const std::uint16_t bits = base[index];
-  if constexpr (T == DType::bf16) {
-    return __uint_as_float(static_cast<unsigned>(bits) << 16);
-  } else {
-    return __half2float(__ushort_as_half(bits));
-  }
-}
+using attention_elements::load;
 
 template <DType T>
 __device__ __forceinline__ std::uint16_t to_bits(float value) {

@@ -4,6 +4,7 @@
 
 #include "kernels/attention/attention_backward_tensor_cores.h"
 #include "kernels/attention/attention_layout.h"
+#include "kernels/attention/element_access.cuh"
 #include "kernels/attention/invariant_attention_backward.h"
 #include "kernels/attention/invariant_attention_backward_order.h"
 #include "kernels/common/cuda_status.h"
@@ -19,15 +20,7 @@ constexpr int kWarps = 4;  // rows (dQ) or keys (dK/dV) per block
 constexpr int kTile = 64;  // the rows or keys whose dots a warp computes at once, 2 per lane
 constexpr unsigned kFull = 0xffffffffu;
 
-template <DType T>
-__device__ __forceinline__ float load(const void* base, std::int64_t index) {
-  const std::uint16_t bits = static_cast<const std::uint16_t*>(base)[index];
-  if constexpr (T == DType::bf16) {
-    return __uint_as_float(static_cast<unsigned>(bits) << 16);
-  } else {
-    return __half2float(__ushort_as_half(bits));
-  }
-}
+using attention_elements::load;
 
 // acc * scale rounded to the input type.
 template <DType T>
@@ -45,11 +38,7 @@ __device__ float dot(const float* a, const void* b, std::int64_t at) {
   return s;
 }
 
-// Where D_i of row (b, i), head h lives in the workspace.
-__device__ __forceinline__ std::int64_t delta_index(const AttentionProblem& p, std::int64_t b,
-                                                    std::int64_t i, std::int64_t h) {
-  return (b * p.max_q_len + i) * p.heads + h;
-}
+using attention_elements::delta_index;
 
 // P and dS of one (row, key) pair, from the row's q and dO (shared) and the key's k and v.
 struct Pair {
