@@ -8,6 +8,7 @@
 #include "kernels/attention/attention_warpgroups.h"
 #include "kernels/attention/split_merge.h"
 #include "kernels/attention/tensor_core_tiles.cuh"
+#include "kernels/attention/tile_producer.cuh"
 #include "kernels/common/cuda_status.h"
 #include "kernels/common/shared_memory.h"
 
@@ -89,12 +90,24 @@ __global__ void __launch_bounds__(kThreads, 2)
   const int tiles = begin < end ? static_cast<int>((end - begin + kKeys - 1) / kKeys) : 0;
   // The pipeline: tiles 0 .. kStages - 2 in flight before the loop; each iteration starts the copy
   // of tile j + kStages - 1 (a group per iteration, empty past the end) and waits for tile j.
+  const TileProducer<L> producer(p, src, load.k_s, load.v_s, tid);
+  const std::int32_t* table =
+      p.block_table ? p.block_table + src.b * p.block_table_stride : nullptr;
   load.queries(rows);
 #pragma unroll
   for (int j = 0; j < L::kStages - 1; ++j) {
-    if (j < tiles) load.tile(j, j);
+    if (j < tiles) producer.tile(j, j, table);
     commit_copies();
   }
+  // The page of the next tile to copy, read one iteration before its copies are issued.
+  std::int32_t next_page = L::kStages - 1 < tiles ? producer.page_of(L::kStages - 1, table) : 0;
+  auto copy_ahead = [&](int ahead) {
+    if (ahead < tiles) {
+      producer.tile(ahead, ahead % L::kStages, table, next_page);
+      if (ahead + 1 < tiles) next_page = producer.page_of(ahead + 1, table);
+    }
+    commit_copies();
+  };
 
   // Fragment addresses: a lane's byte offset for the first 16-column step; step kc (or np) is that
   // offset XOR (kc << 5), since the swizzle XORs the chunk with row & 7 and rows are 2^k bytes.
@@ -175,9 +188,7 @@ __global__ void __launch_bounds__(kThreads, 2)
   if constexpr (CG == 1) {
     // Prefill: per tile, wait for it, then scores, softmax and PV.
     for (int j = 0; j < tiles; ++j) {
-      const int ahead = j + L::kStages - 1;
-      if (ahead < tiles) load.tile(ahead, ahead % L::kStages);
-      commit_copies();
+      copy_ahead(j + L::kStages - 1);
       wait_copies<L::kStages - 1>();
       __syncthreads();
       if (!warp_idle) {
@@ -199,9 +210,7 @@ __global__ void __launch_bounds__(kThreads, 2)
       scores(0, s);
     }
     for (int j = 0; j < tiles; ++j) {
-      const int ahead = j + L::kStages - 1;
-      if (ahead < tiles) load.tile(ahead, ahead % L::kStages);
-      commit_copies();
+      copy_ahead(j + L::kStages - 1);
       wait_copies<L::kStages - 2>();  // tiles up to j + 1 are in
       __syncthreads();
       close_if_border(j * kKeys);

@@ -1,6 +1,6 @@
 // How the tensor-core attention lays out a block: its warps and query rows, its shared-memory
 // tiles, which rows and keys it holds, and the copies that fill its tiles
-// (attention_tensor_cores.cu).
+// (attention_tensor_cores.cu; the K and V copies are tile_producer.cuh's).
 #pragma once
 
 #include <cstdint>
@@ -9,8 +9,8 @@
 #include "kernels/attention/invariant_attention.h"
 #include "kernels/attention/invariant_attention_order.h"
 #include "kernels/attention/launch_order.h"
-#include "kernels/common/mma_instructions.cuh"
 #include "kernels/attention/tensor_core_rows.cuh"
+#include "kernels/common/mma_instructions.cuh"
 
 #ifndef SAMEBITS_ATTENTION_WARPS
 #define SAMEBITS_ATTENTION_WARPS 4
@@ -133,40 +133,6 @@ struct Loader {
                       rows.head(r) * p.q_head_stride + c * 8
                 : 0;
       copy16(q_s + L::q_chunk(r, c) * 16, q + at, valid);
-    }
-  }
-
-  // Tile j's keys and values (absolute positions begin + 64 j ...) into stage `stage`, keys at or
-  // after `end` as zeros. A thread copies 16-byte chunk tid % C of rows tid / C + i * kThreads /
-  // C. Key positions and page sizes fit 31 bits (checked on the host).
-  __device__ void tile(int j, int stage) const {
-    const auto* k = static_cast<const std::uint16_t*>(p.k);
-    const auto* v = static_cast<const std::uint16_t*>(p.v);
-    const int c = tid % C;
-    const std::int64_t t0 = src.begin + static_cast<std::int64_t>(j) * kKeys, end = src.end;
-    const std::uint32_t stage_at = stage * L::kKV * 16;
-#pragma unroll 2
-    for (int i = 0; i < kKeys * C / L::kThreads; ++i) {
-      const int r = tid / C + i * (L::kThreads / C);
-      const std::int64_t t = t0 + r;
-      const bool valid = t < end;
-      std::int64_t ko = 0, vo = 0;
-      if (valid) {
-        if (p.block_table) {
-          const auto u = static_cast<std::uint32_t>(t);
-          const auto size = static_cast<std::uint32_t>(p.page_size);
-          const std::int64_t page = p.block_table[src.b * p.block_table_stride + u / size];
-          const std::int64_t slot = u % size;
-          ko = page * p.k_page_stride + slot * p.k_token_stride + src.k_head + c * 8;
-          vo = page * p.v_page_stride + slot * p.v_token_stride + src.v_head + c * 8;
-        } else {
-          ko = src.k_base + t * p.k_token_stride + c * 8;
-          vo = src.v_base + t * p.v_token_stride + c * 8;
-        }
-      }
-      const std::uint32_t at = stage_at + L::kv_chunk(r, c) * 16;
-      copy16(k_s + at, k + ko, valid);
-      copy16(v_s + at, v + vo, valid);
     }
   }
 };

@@ -1,5 +1,5 @@
-// The K and V tile copies of the wgmma prefill's copying warpgroup, with each thread's addresses
-// set up once per block: a tile then costs a thread one pointer step and two copies per row.
+// The K and V tile copies of every tensor-core forward block, with each thread's addresses set
+// up once per block: a tile then costs a thread one pointer step and two copies per row.
 #pragma once
 
 #include <cstdint>
@@ -10,7 +10,9 @@ namespace samebits::kernels::tensor_core {
 
 // A thread copies 16-byte chunk c = tid % C of the rows r0 + kGap * i (r0 = tid / C, i <
 // kPerThread) of every tile. kGap is a multiple of 8, so the rows share the swizzle's phase
-// (r % 8) and sit kGap * 128 bytes apart in a column block. The same bytes as Loader::tile.
+// (r % 8) and sit a fixed number of bytes apart in either layout (L::kv_chunk).
+// Paged caches whose page size is a multiple of kKeys cost one block-table read per tile, which
+// a caller may make a tile early (page_of) so that no copy waits on it.
 template <class L>
 struct TileProducer {
   static constexpr int C = L::kChunks;
@@ -24,6 +26,11 @@ struct TileProducer {
   std::int64_t first, end;     // the thread's first key (begin + r0) and the block's key end
   std::uint32_t k_dst, v_dst;  // its first row's chunk in stage 0
   int r0;
+
+  // Bytes between a thread's rows r and r + kGap in a stage (the same for every r and chunk).
+  __device__ static std::uint32_t row_step() {
+    return (L::kv_chunk(kGap, 0) - L::kv_chunk(0, 0)) * 16;
+  }
 
   __device__ TileProducer(const AttentionProblem& problem, const TileSource& src, std::uint32_t k_s,
                           std::uint32_t v_s, int tid)
@@ -40,13 +47,27 @@ struct TileProducer {
     v_dst = v_s + L::kv_chunk(r0, c) * 16;
   }
 
-  // Tile j (keys begin + 64 j ...) into stage `stage`; keys at or after `end` as zeros. Paged
-  // caches: key positions and page sizes fit 31 bits (checked on the host).
+  // Whether a tile's keys lie in one page (dense caches need no page).
+  __device__ bool one_page_per_tile() const { return p.page_size % kKeys == 0; }
+
+  // The block-table entry tile j's keys lie in, for one_page_per_tile() paged caches (else 0).
+  // Key positions and page sizes fit 31 bits (checked on the host).
+  __device__ std::int32_t page_of(int j, const std::int32_t* table) const {
+    if (!table || !one_page_per_tile()) return 0;
+    const auto u = static_cast<std::uint32_t>(first - r0 + static_cast<std::int64_t>(j) * kKeys);
+    return table[u / static_cast<std::uint32_t>(p.page_size)];
+  }
+
+  // Tile j (keys begin + 64 j ...) into stage `stage`; keys at or after `end` as zeros.
   __device__ void tile(int j, int stage, const std::int32_t* table) const {
+    tile(j, stage, table, page_of(j, table));
+  }
+  // The same with tile j's page_of() read earlier.
+  __device__ void tile(int j, int stage, const std::int32_t* table, std::int32_t page) const {
     const std::int64_t t0 = first + static_cast<std::int64_t>(j) * kKeys;
-    const std::uint32_t at = stage * L::kKV * 16;
+    const std::uint32_t at = stage * L::kKV * 16, step = row_step();
     const auto size = static_cast<std::uint32_t>(p.page_size);
-    if (p.block_table && size % kKeys != 0) {  // each row's page from the block table
+    if (table && !one_page_per_tile()) {  // each row's page from the block table
 #pragma unroll
       for (int i = 0; i < kPerThread; ++i) {
         const std::int64_t t = t0 + kGap * i;
@@ -58,8 +79,8 @@ struct TileProducer {
           ko = page * p.k_page_stride + slot * p.k_token_stride;
           vo = page * p.v_page_stride + slot * p.v_token_stride;
         }
-        copy16(k_dst + at + i * kGap * 128, k + ko, valid);
-        copy16(v_dst + at + i * kGap * 128, v + vo, valid);
+        copy16(k_dst + at + i * step, k + ko, valid);
+        copy16(v_dst + at + i * step, v + vo, valid);
       }
       return;
     }
@@ -67,9 +88,9 @@ struct TileProducer {
     // size is a multiple of kKeys (tiles start at multiples of kKeys): one lookup per tile.
     const std::uint16_t *kj = k + j * (kKeys * p.k_token_stride),
                         *vj = v + j * (kKeys * p.v_token_stride);
-    if (p.block_table) {
+    if (table) {
       const auto u = static_cast<std::uint32_t>(t0 - r0);  // the tile's first key
-      const std::int64_t page = table[u / size], slot = u % size + r0;
+      const std::int64_t slot = u % size + r0;
       kj = k + page * p.k_page_stride + slot * p.k_token_stride;
       vj = v + page * p.v_page_stride + slot * p.v_token_stride;
     }
@@ -77,8 +98,8 @@ struct TileProducer {
 #pragma unroll
     for (int i = 0; i < kPerThread; ++i) {
       const bool valid = t0 + kGap * i < end;
-      copy16(k_dst + at + i * kGap * 128, valid ? kj + i * k_step : k, valid);
-      copy16(v_dst + at + i * kGap * 128, valid ? vj + i * v_step : v, valid);
+      copy16(k_dst + at + i * step, valid ? kj + i * k_step : k, valid);
+      copy16(v_dst + at + i * step, valid ? vj + i * v_step : v, valid);
     }
   }
 };
