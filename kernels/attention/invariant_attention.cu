@@ -190,18 +190,31 @@ __global__ void __launch_bounds__(kWarps * 32)
   const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * kWarps + warp;
   if (i >= layout::q_len(p, b)) return;
   const std::int64_t n = layout::visible_keys(p, b, i);
+  const std::int64_t count = n > 0 ? (n + split_keys - 1) / split_keys : 0;  // splits with keys
   Partial<D> run;
   for (int r = 0; r < D / 32; ++r) run.acc[r] = 0.0f;
-  for (std::int64_t s = 0; s * split_keys < n; ++s) {
-    const float* slot = partial_slot(p, splits, b, i, h, s);
-    Partial<D> part;
-    part.m = slot[0];
-    part.l = slot[1];
-    for (int r = 0; r < D / 32; ++r) part.acc[r] = slot[2 + lane + 32 * r];
-    if (s == 0) {
-      run = part;
-    } else {
-      merge_into(run, part);
+  // kBatch partials read at once, then merged one by one in split order: the reads overlap, the
+  // arithmetic is the same.
+  constexpr int kBatch = 8;
+  for (std::int64_t s0 = 0; s0 < count; s0 += kBatch) {
+    Partial<D> part[kBatch];
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) {
+      if (s0 + u >= count) break;
+      const float* slot = partial_slot(p, splits, b, i, h, s0 + u);
+      part[u].m = slot[0];
+      part[u].l = slot[1];
+#pragma unroll
+      for (int r = 0; r < D / 32; ++r) part[u].acc[r] = slot[2 + lane + 32 * r];
+    }
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) {
+      if (s0 + u >= count) break;
+      if (s0 + u == 0) {
+        run = part[u];
+      } else {
+        merge_into(run, part[u]);
+      }
     }
   }
   write_row<T, D>(p, b, i, h, run, lane);

@@ -42,33 +42,71 @@ __device__ std::uint16_t nan_bits(DType dtype) {
   return dtype == DType::bf16 ? std::uint16_t{0x7fc0} : std::uint16_t{0x7e00};
 }
 
-// Token rows [first, end) of one append, flattened over (row, head, element), this block's slice.
-__device__ void append_rows(const CacheAppend& a, const AttentionProblem& p,
-                            const std::int32_t* table, std::int64_t first, std::int64_t end,
-                            std::int64_t position0) {
-  const std::int64_t d = p.head_dim, per_row = p.kv_heads * d;
-  const auto* src = static_cast<const std::uint16_t*>(a.rows);
-  auto* dst = static_cast<std::uint16_t*>(a.cache);
-  const std::int64_t count = (end - first) * per_row;
-  const std::int64_t step = static_cast<std::int64_t>(gridDim.y) * kThreads;
-  for (std::int64_t e = static_cast<std::int64_t>(blockIdx.y) * kThreads + threadIdx.x; e < count;
-       e += step) {
-    const std::int64_t r = first + e / per_row, h = e % per_row / d, j = e % d;
-    const std::int64_t position = position0 + (r - first);
-    const std::int64_t page = table[position / p.page_size], slot = position % p.page_size;
-    dst[page * a.page_stride + slot * a.token_stride + h * a.head_stride + j] =
-        src[r * a.row_token_stride + h * a.row_head_stride + j];
+// A sound sequence's appends, in words of W (16 bytes where every row allows it, else one
+// element): word e of its token rows [first, first + rows) x Hkv x d, in both caches. A thread
+// locates and reads its first word before the verdict is known and stores it after.
+template <class W>
+struct Append {
+  static constexpr int kElements = sizeof(W) / 2;
+  const AttentionProblem& p;
+  const std::int32_t* table;
+  std::int64_t first, position0, count;  // count: words per cache
+  std::int64_t words, per_row;           // words per head row, per token row
+
+  __device__ Append(const AttentionProblem& problem, const std::int32_t* t, std::int64_t q_start,
+                    std::int64_t q_end, std::int64_t cache_length)
+      : p(problem), table(t), first(q_start), position0(cache_length) {
+    words = p.head_dim / kElements;
+    per_row = p.kv_heads * words;
+    count = (q_end - q_start) * per_row;
   }
+  // Where word e goes in a's cache and where it comes from.
+  __device__ void locate(const CacheAppend& a, std::int64_t e, W*& dst, const W*& src) const {
+    const std::int64_t r = e / per_row, h = e % per_row / words, j = (e % words) * kElements;
+    const std::int64_t position = position0 + r;
+    const std::int64_t page = table[position / p.page_size], slot = position % p.page_size;
+    dst = reinterpret_cast<W*>(static_cast<std::uint16_t*>(a.cache) + page * a.page_stride +
+                               slot * a.token_stride + h * a.head_stride + j);
+    src = reinterpret_cast<const W*>(static_cast<const std::uint16_t*>(a.rows) +
+                                     (first + r) * a.row_token_stride + h * a.row_head_stride + j);
+  }
+};
+
+// Whether both appends can move 16-byte words: d, every stride and every base a multiple of 8
+// elements (16 bytes).
+__device__ bool appends_in_chunks(const AttentionProblem& p, const SequenceGuard& g) {
+  bool ok = p.head_dim % 8 == 0;
+  for (const CacheAppend* a : {&g.k_append, &g.v_append}) {
+    ok = ok && reinterpret_cast<std::uintptr_t>(a->cache) % 16 == 0 &&
+         reinterpret_cast<std::uintptr_t>(a->rows) % 16 == 0 && a->page_stride % 8 == 0 &&
+         a->token_stride % 8 == 0 && a->head_stride % 8 == 0 && a->row_token_stride % 8 == 0 &&
+         a->row_head_stride % 8 == 0;
+  }
+  return ok;
 }
 
-__global__ void __launch_bounds__(kThreads)
-    guard_sequences(const __grid_constant__ AttentionProblem p, const SequenceGuard g) {
-  __shared__ Verdict verdict;
-  const std::int64_t b = blockIdx.x;
-  if (threadIdx.x == 0) verdict = judge(p, g, b);
-  __syncthreads();
+// The guard of sequence b, words of W for its appends.
+template <class W>
+__device__ void guard_sequence(const AttentionProblem& p, const SequenceGuard& g,
+                               const Verdict& verdict, std::int64_t b) {
   const std::int32_t* table =
       p.block_table ? p.block_table + b * p.block_table_stride : nullptr;  // (row b exists)
+  const std::int64_t step = static_cast<std::int64_t>(gridDim.y) * kThreads;
+  const std::int64_t lane0 = static_cast<std::int64_t>(blockIdx.y) * kThreads + threadIdx.x;
+  const bool appends = table && verdict.flaws == 0 && g.k_append.cache;  // (uniform)
+  const Append<W> append(p, table, verdict.q_start, verdict.q_end, verdict.cache_length);
+  // The thread's first words of both appends, read while the pages are checked: the sequence's
+  // pages are within its table (verdict), so these reads are too; nothing is written yet.
+  W* k_dst = nullptr;
+  W* v_dst = nullptr;
+  W k_word{}, v_word{};
+  if (appends && lane0 < append.count) {
+    const W *k_src, *v_src;
+    append.locate(g.k_append, lane0, k_dst, k_src);
+    append.locate(g.v_append, lane0, v_dst, v_src);
+    k_word = *k_src;
+    v_word = *v_src;
+  }
   // The pages a sound paged sequence uses, all threads at once: each must be in the cache.
   bool outside = false;
   if (table && verdict.flaws == 0) {  // (uniform across the block)
@@ -82,8 +120,6 @@ __global__ void __launch_bounds__(kThreads)
     if (g.kv_lengths) g.kv_lengths[b] = flaws ? 0 : verdict.kv_length;
     if (flaws && g.status) atomicOr(g.status, flaws);
   }
-  const std::int64_t step = static_cast<std::int64_t>(gridDim.y) * kThreads;
-  const std::int64_t lane0 = static_cast<std::int64_t>(blockIdx.y) * kThreads + threadIdx.x;
   if (flaws) {
     if (!g.mark || verdict.q_end < verdict.q_start) return;
     const std::int64_t first = verdict.q_start < 0 ? 0 : verdict.q_start;
@@ -104,11 +140,33 @@ __global__ void __launch_bounds__(kThreads)
     }
     return;
   }
-  if (!table) return;
-  if (g.k_append.cache)
-    append_rows(g.k_append, p, table, verdict.q_start, verdict.q_end, verdict.cache_length);
-  if (g.v_append.cache)
-    append_rows(g.v_append, p, table, verdict.q_start, verdict.q_end, verdict.cache_length);
+  if (!appends) return;
+  if (k_dst) {
+    *k_dst = k_word;
+    *v_dst = v_word;
+  }
+  for (std::int64_t e = lane0 + step; e < append.count; e += step) {
+    W *k_to, *v_to;
+    const W *k_from, *v_from;
+    append.locate(g.k_append, e, k_to, k_from);
+    append.locate(g.v_append, e, v_to, v_from);
+    *k_to = *k_from;
+    *v_to = *v_from;
+  }
+}
+
+__global__ void __launch_bounds__(kThreads)
+    guard_sequences(const __grid_constant__ AttentionProblem p, const SequenceGuard g) {
+  __shared__ Verdict verdict;
+  const std::int64_t b = blockIdx.x;
+  if (threadIdx.x == 0) verdict = judge(p, g, b);
+  __syncthreads();
+  const Verdict v = verdict;
+  if (appends_in_chunks(p, g)) {
+    guard_sequence<uint4>(p, g, v, b);
+  } else {
+    guard_sequence<std::uint16_t>(p, g, v, b);
+  }
 }
 
 }  // namespace

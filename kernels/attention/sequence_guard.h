@@ -45,8 +45,8 @@ struct SequenceGuard {
   std::int64_t* kv_lengths = nullptr;
   std::int64_t pages = 0;
   bool mark = true;  // false: flags only (the backward, whose out is an input)
-  // Paged only, optional (cache nullptr: none): the new tokens' keys and values, written before
-  // any kernel reads the caches.
+  // Paged only, optional, both or neither (k_append.cache nullptr: none): the new tokens' keys
+  // and values, written before any kernel reads the caches.
   CacheAppend k_append, v_append;
 };
 
