@@ -6,6 +6,7 @@
 
 #include "kernels/attention/attention_tensor_cores.h"
 #include "kernels/attention/attention_warpgroups.h"
+#include "kernels/attention/decode_tile_exchange.cuh"
 #include "kernels/attention/split_merge.h"
 #include "kernels/attention/tensor_core_tiles.cuh"
 #include "kernels/attention/tile_producer.cuh"
@@ -184,9 +185,9 @@ __global__ void __launch_bounds__(kThreads, 2)
     }
   };
 
-  float s[MT][8][4];
   if constexpr (CG == 1) {
     // Prefill: per tile, wait for it, then scores, softmax and PV.
+    float s[MT][8][4];
     for (int j = 0; j < tiles; ++j) {
       copy_ahead(j + L::kStages - 1);
       wait_copies<L::kStages - 1>();
@@ -200,24 +201,41 @@ __global__ void __launch_bounds__(kThreads, 2)
       __syncthreads();  // the stage just read is a later iteration's load target
     }
   } else {
-    // Decode (one m16 tile, latency-bound): the next tile's scores are computed between this
-    // tile's softmax and its PV, so their MMAs overlap the softmax's arithmetic. The same
-    // operations on the same values as above, in another interleaving.
-    static_assert(L::kStages >= 3, "tile j + 1 must be in while tile j + 2 loads");
-    if (tiles > 0) {
-      wait_copies<L::kStages - 2>();
-      __syncthreads();
-      scores(0, s);
-    }
+    // Decode (one m16 tile of rows shared by the four warps, one warp per scheduler): a tile's
+    // keys spread over the warps, 16 each, and the rows' state assembled in shared memory
+    // (decode_tile_exchange.cuh says why the bits are the same as above).
+    static_assert(kWarps == kDecodeWarps && MT == 1, "the exchange holds four warps' keys");
+    static_assert(L::kStages >= 3, "tiles j + 1 and j + 2 load while tile j is read");
+    __shared__ DecodeExchange ex;
+    std::uint32_t qf[D / 16][4];  // the queries' A fragments, read once
+    float m_new[kRowsPerThread];
     for (int j = 0; j < tiles; ++j) {
+      wait_copies<L::kStages - 2>();  // tile j is in (the queries came with tile 0)
+      __syncthreads();                // and every warp is done with the stage copied next
       copy_ahead(j + L::kStages - 1);
-      wait_copies<L::kStages - 2>();  // tiles up to j + 1 are in
-      __syncthreads();
+      if (j == 0) {
+#pragma unroll
+        for (int kc = 0; kc < D / 16; ++kc) ldmatrix(qf[kc], load.q_s + (q_lane ^ (kc << 5)));
+      }
       close_if_border(j * kKeys);
-      softmax(s, j * kKeys);
-      if (j + 1 < tiles) scores((j + 1) % L::kStages, s);
+      // The scores of keys 16 warp ... 16 warp + 15: two blocks of 8, d in 16-wide steps from +0.
+      float sw[2][4] = {};
+      const std::uint32_t k_rows =
+          load.k_s + (j % L::kStages) * L::kKV * 16 + warp * 16 * row_bytes;
+#pragma unroll
+      for (int kc = 0; kc < D / 16; ++kc) {
+        std::uint32_t kb[4];
+        ldmatrix(kb, k_rows + (k_lane ^ (kc << 5)));
+        mma<T>(sw[0], qf[kc], kb[0], kb[1]);
+        mma<T>(sw[1], qf[kc], kb[2], kb[3]);
+      }
+      decode_tile_top(ex, sw, warp, lane, j * kKeys, scale_log2, n);
+      __syncthreads();
+      decode_tile_probabilities<T>(ex, sw, warp, lane, j * kKeys, scale_log2, n, cur, alpha, m_new,
+                                   live);
+      __syncthreads();
+      decode_tile_gather(ex, lane, alpha, m_new, live, cur, pa);
       accumulate(j % L::kStages);
-      __syncthreads();  // the stage just read is a later iteration's load target
     }
   }
   wait_copies<0>();  // the queries' copies, when the block had no tile
