@@ -155,25 +155,46 @@ def show(row):
     print(f"{axes}: samebits {row['samebits_ms']:.3f} ms ({ratio},{extra}){bar}; {aten}", flush=True)
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def narrowed_axes(ap, specs, all_axes):
+    """all_axes with each --axis NAME=v1,v2 in specs narrowing one (values read as that axis's
+    type); an unknown axis is a usage error naming the axes."""
+    axes = dict(all_axes)
+    for spec in specs:
+        name, _, values = spec.partition("=")
+        if name not in axes:
+            ap.error(f"--axis {spec}: no axis {name!r}; the axes are {', '.join(all_axes)}")
+        kind = type(all_axes[name][0])
+        axes[name] = [v == "true" if kind is bool else kind(v) for v in values.split(",")]
+    return axes
+
+
+def grid_parser(doc, bars_help, reps):
+    """The arguments every attention grid takes: --lib, --axis, --bars, --reps and --out."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--lib", required=True, help="libsamebits_torch_ops.so")
     ap.add_argument("--axis", action="append", default=[],
                     help="NAME=v1,v2: only these values of one axis (repeatable)")
-    ap.add_argument("--bars", action="store_true", help="only the points the issue sets a bar at")
-    ap.add_argument("--reps", type=int, default=20)
+    ap.add_argument("--bars", action="store_true", help=bars_help)
+    ap.add_argument("--reps", type=int, default=reps)
+    ap.add_argument("--out", help="write the rows here as versioned JSON")
+    return ap
+
+
+def write_rows(path, schema, script, a, rows):
+    """The rows as versioned JSON, with the device, torch and the command that made them."""
+    command = [script] + (["--bars"] if a.bars else []) + [f"--axis {s}" for s in a.axis]
+    with open(path, "w") as f:
+        json.dump(dict(schema, device=torch.cuda.get_device_name(), torch=torch.__version__,
+                       command=" ".join(command), rows=rows), f, indent=1)
+
+
+def main():
+    ap = grid_parser(__doc__, "only the points the issue sets a bar at", 20)
     ap.add_argument("--max-tokens", type=int, default=1 << 20)
     ap.add_argument("--max-prefill-tokens", type=int, default=1 << 16)
-    ap.add_argument("--out")
     a = ap.parse_args()
     torch.ops.load_library(a.lib)
-    axes = dict(AXES)
-    for spec in a.axis:
-        name, _, values = spec.partition("=")
-        if name not in axes:
-            ap.error(f"--axis {spec}: no axis {name!r}; the axes are {', '.join(AXES)}")
-        kind = type(AXES[name][0])
-        axes[name] = [v == "true" if kind is bool else kind(v) for v in values.split(",")]
+    axes = narrowed_axes(ap, a.axis, AXES)
     gen = torch.Generator(device="cuda").manual_seed(1)
     rows = []
     for p in (bar_points() if a.bars else points(axes, a.max_tokens, a.max_prefill_tokens)):
@@ -182,10 +203,7 @@ def main():
         rows.append(row)
         torch.cuda.empty_cache()
     if a.out:
-        with open(a.out, "w") as f:
-            json.dump(dict(SCHEMA, device=torch.cuda.get_device_name(), torch=torch.__version__,
-                           command=" ".join(["attention_grid.py"] + [f"--axis {s}" for s in a.axis]),
-                           rows=rows), f, indent=1)
+        write_rows(a.out, SCHEMA, "attention_grid.py", a, rows)
 
 
 if __name__ == "__main__":
