@@ -89,6 +89,24 @@ __device__ __forceinline__ void store_pair(void* base, std::int64_t at, float a,
       tensor_core::pack_pair<T>(a * scale, c * scale);
 }
 
+// Where row r of a tile lies in one head of a query-indexed tensor (q, dout: row first + r of
+// head `head`; Keys false) or a key-indexed one (k, v: key first + r of KV head `head`; Keys
+// true), for Tile::load; -1 past the sequence's `count` rows or keys.
+template <bool Keys>
+struct HeadRows {
+  const AttentionProblem& p;
+  std::int64_t b, first, count, head, outer_stride, token_stride, head_stride;
+  __device__ std::int64_t operator()(int r) const {
+    const std::int64_t i = first + r;
+    if (i >= count) return -1;
+    return (Keys ? layout::kv_offset(p, b, i, outer_stride, token_stride)
+                 : layout::row_offset(p, b, i, outer_stride, token_stride)) +
+           head * head_stride;
+  }
+};
+using QueryRows = HeadRows<false>;
+using KeyRows = HeadRows<true>;
+
 // dK and dV of keys [t0, t0 + 128) = 128 blockIdx.x.., KV head blockIdx.y, sequence blockIdx.z;
 // warp w holds keys t0 + 16 w... Over the group's heads ascending, then the 64-query tiles (at
 // query 64 m of the sequence) that see any of the keys ascending: S^T = K Q^T, dP^T = V dO^T,
@@ -112,24 +130,10 @@ __global__ void __launch_bounds__(kThreads)
   const auto q_s = [&](int stage) { return base + 2 * R::kBytes + stage * L::kBytes; };
   const auto do_s = [&](int stage) { return base + 2 * R::kBytes + (2 + stage) * L::kBytes; };
 
-  R::load(
-      k_s, p.k,
-      [&](int r) -> std::int64_t {
-        const std::int64_t t = t0 + r;
-        return t < keys ? layout::kv_offset(p, b, t, p.k_page_stride, p.k_token_stride) +
-                              g * p.k_head_stride
-                        : -1;
-      },
-      tid);
-  R::load(
-      v_s, p.v,
-      [&](int r) -> std::int64_t {
-        const std::int64_t t = t0 + r;
-        return t < keys ? layout::kv_offset(p, b, t, p.v_page_stride, p.v_token_stride) +
-                              g * p.v_head_stride
-                        : -1;
-      },
-      tid);
+  R::load(k_s, p.k, KeyRows{p, b, t0, keys, g, p.k_page_stride, p.k_token_stride, p.k_head_stride},
+          tid);
+  R::load(v_s, p.v, KeyRows{p, b, t0, keys, g, p.v_page_stride, p.v_token_stride, p.v_head_stride},
+          tid);
   // The first query that can see key t0 (causal: position >= t0), and its tile.
   const std::int64_t first = p.causal && t0 - (keys - rows) > 0 ? t0 - (keys - rows) : 0;
   const std::int64_t m0 = first / kRows, per_head = (rows + kRows - 1) / kRows - m0;
@@ -137,23 +141,11 @@ __global__ void __launch_bounds__(kThreads)
   const auto load_step = [&](int step, int stage) {
     const std::int64_t h = g * group + step / per_head;
     const std::int64_t i0 = (m0 + step % per_head) * kRows;
-    L::load(
-        q_s(stage), p.q,
-        [&](int r) -> std::int64_t {
-          const std::int64_t i = i0 + r;
-          return i < rows ? layout::row_offset(p, b, i, p.q_seq_stride, p.q_token_stride) +
-                                h * p.q_head_stride
-                          : -1;
-        },
-        tid);
+    L::load(q_s(stage), p.q,
+            QueryRows{p, b, i0, rows, h, p.q_seq_stride, p.q_token_stride, p.q_head_stride}, tid);
     L::load(
         do_s(stage), bp.dout,
-        [&](int r) -> std::int64_t {
-          const std::int64_t i = i0 + r;
-          return i < rows ? layout::row_offset(p, b, i, bp.dout_seq_stride, bp.dout_token_stride) +
-                                h * bp.dout_head_stride
-                          : -1;
-        },
+        QueryRows{p, b, i0, rows, h, bp.dout_seq_stride, bp.dout_token_stride, bp.dout_head_stride},
         tid);
     if (tid < kRows) facts[stage][tid] = row_facts(bp, b, i0 + tid, h);
   };
@@ -240,47 +232,21 @@ __global__ void __launch_bounds__(kThreads)
   const auto k_s = [&](int stage) { return base + 2 * R::kBytes + stage * L::kBytes; };
   const auto v_s = [&](int stage) { return base + 2 * R::kBytes + (2 + stage) * L::kBytes; };
 
-  R::load(
-      q_s, p.q,
-      [&](int r) -> std::int64_t {
-        const std::int64_t i = i0 + r;
-        return i < rows ? layout::row_offset(p, b, i, p.q_seq_stride, p.q_token_stride) +
-                              h * p.q_head_stride
-                        : -1;
-      },
-      tid);
+  R::load(q_s, p.q, QueryRows{p, b, i0, rows, h, p.q_seq_stride, p.q_token_stride, p.q_head_stride},
+          tid);
   R::load(
       do_s, bp.dout,
-      [&](int r) -> std::int64_t {
-        const std::int64_t i = i0 + r;
-        return i < rows ? layout::row_offset(p, b, i, bp.dout_seq_stride, bp.dout_token_stride) +
-                              h * bp.dout_head_stride
-                        : -1;
-      },
+      QueryRows{p, b, i0, rows, h, bp.dout_seq_stride, bp.dout_token_stride, bp.dout_head_stride},
       tid);
   const std::int64_t last = (i0 + kBlockRows < rows ? i0 + kBlockRows : rows) - 1;
   const std::int64_t end = layout::visible_keys(p, b, last);
   const int tiles = static_cast<int>((end + kRows - 1) / kRows);
   const auto load_tile = [&](int j, int stage) {
     const std::int64_t tj = static_cast<std::int64_t>(j) * kRows;
-    L::load(
-        k_s(stage), p.k,
-        [&](int r) -> std::int64_t {
-          const std::int64_t t = tj + r;
-          return t < keys ? layout::kv_offset(p, b, t, p.k_page_stride, p.k_token_stride) +
-                                g * p.k_head_stride
-                          : -1;
-        },
-        tid);
-    L::load(
-        v_s(stage), p.v,
-        [&](int r) -> std::int64_t {
-          const std::int64_t t = tj + r;
-          return t < keys ? layout::kv_offset(p, b, t, p.v_page_stride, p.v_token_stride) +
-                                g * p.v_head_stride
-                          : -1;
-        },
-        tid);
+    L::load(k_s(stage), p.k,
+            KeyRows{p, b, tj, keys, g, p.k_page_stride, p.k_token_stride, p.k_head_stride}, tid);
+    L::load(v_s(stage), p.v,
+            KeyRows{p, b, tj, keys, g, p.v_page_stride, p.v_token_stride, p.v_head_stride}, tid);
   };
   if (tiles > 0) load_tile(0, 0);
   tensor_core::commit_copies();
