@@ -44,11 +44,11 @@ def calls(values, q, keys, weights, offsets, status=None):
     ]
 
 
-def test_default_calls_make_no_host_sync():
-    values, q, keys, weights, offsets = inputs()
-    status = torch.zeros(1, dtype=torch.int32, device="cuda")
-    for name, call in calls(values, q, keys, weights, offsets, status):
-        call()  # warm-up: the first call of a kernel may set its attributes
+def assert_no_host_sync(named_calls):
+    """Each call, after a warm-up (the first call of a kernel may set its attributes), under
+    torch's sync debug mode "error": a copy to the host or a synchronize fails the test."""
+    for name, call in named_calls:
+        call()
         torch.cuda.synchronize()
         torch.cuda.set_sync_debug_mode("error")
         try:
@@ -57,6 +57,12 @@ def test_default_calls_make_no_host_sync():
             pytest.fail(f"{name} synchronized with the host: {e}")
         finally:
             torch.cuda.set_sync_debug_mode("default")
+
+
+def test_default_calls_make_no_host_sync():
+    values, q, keys, weights, offsets = inputs()
+    status = torch.zeros(1, dtype=torch.int32, device="cuda")
+    assert_no_host_sync(calls(values, q, keys, weights, offsets, status))
     assert status.item() == 0
 
 
@@ -193,16 +199,7 @@ def attention_calls(status):
 
 def test_attention_calls_make_no_host_sync():
     status = torch.zeros(1, dtype=torch.int32, device="cuda")
-    for name, call in attention_calls(status):
-        call()  # warm-up: the first call of a kernel may set its attributes
-        torch.cuda.synchronize()
-        torch.cuda.set_sync_debug_mode("error")
-        try:
-            call()
-        except RuntimeError as e:
-            pytest.fail(f"{name} synchronized with the host: {e}")
-        finally:
-            torch.cuda.set_sync_debug_mode("default")
+    assert_no_host_sync(attention_calls(status))
     assert status.item() == 0
 
 
