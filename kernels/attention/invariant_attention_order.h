@@ -202,7 +202,9 @@ SAMEBITS_ATTENTION_HD std::uint16_t to_float16_bits(std::uint32_t f) {
 // not merged. Every one of these operations is per row: the 15 other rows of an m16 tile (other
 // tokens, other heads of the KV group, or padding) never enter a row's arithmetic, so the block
 // shape, the batch and the launch (one block per split or all splits in one block) cannot change
-// a row's bits. The twin follows the exact order; against it, and against float64, the tensor
-// cores add two roundings: the output's and P's (tests/kernels/attention_tensor_cores_gpu_test).
+// a row's bits; nor can which warp computes which value (decode blocks score a tile's keys in four
+// warps and meet in shared memory: decode_tile_exchange.cuh). The twin follows the exact order;
+// against it, and against float64, the tensor cores add two roundings: the output's and P's
+// (tests/kernels/attention_tensor_cores_gpu_test).
 
 }  // namespace samebits::kernels::attention_order

@@ -20,10 +20,11 @@ namespace samebits::kernels::tensor_core {
 
 // A block: kWarps warps, in one of two shapes. Prefill (MT = 2, CG = 1): each warp its own two
 // m16 tiles of query rows (each K and V fragment read from shared memory feeds two MMAs), 128
-// rows. Decode (MT = 1, CG = 4): one m16 tile of 16 rows shared by the four warps, each computing
-// the scores and softmax of all 16 rows and P V for a quarter of the columns, so that a tile's
-// serial work is split where few rows leave the GPU waiting on it. Neither changes a row's bits:
-// each MMA row is computed alone, by the same instructions; the shape only spreads the work.
+// rows. Decode (MT = 1, CG = 4): one m16 tile of 16 rows shared by the four warps, each scoring a
+// quarter of a tile's keys (decode_tile_exchange.cuh assembles the rows' state) and computing P V
+// for a quarter of the columns, so that a tile's serial work is split where few rows leave the
+// GPU waiting on it. Neither changes a row's bits: each value is computed by the same
+// instructions on the same operands; the shape only spreads the work.
 constexpr int kWarps = SAMEBITS_ATTENTION_WARPS;
 constexpr int kThreads = kWarps * 32;
 template <int MT, int CG>
