@@ -160,24 +160,26 @@ struct InvarianceCase {
   double key_rise;                 // AttentionShape::key_rise
   std::int64_t length = 4097;      // the sequence under test
   std::int64_t neighbours = 9000;  // neighbours' lengths run up to this (longer than `length`)
+  std::int64_t head_dim = 128;
 };
 class TensorCoreAttentionInvariance : public ::testing::TestWithParam<InvarianceCase> {};
 
-// One 4097-token sequence (300 in the Small cases) alone; in batches of 8 and 64 beside neighbours
-// whose lengths cross tile and split borders and set the batch's longest query and key; chunked at
-// 16, 64 and 333; decoded token by token; over paged caches; split over blocks; on a second stream;
-// with the prefill blocks on mma.sync (on Hopper they run on wgmma).
+// One 4097-token sequence (300 in the Small cases; head dim 128, or 64 in one) alone; in batches of
+// 8 and 64 beside neighbours whose lengths cross tile and split borders and set the batch's longest
+// query and key; chunked at 16, 64 and 333; decoded token by token; over paged caches; split over
+// blocks; on a second stream; with the prefill blocks on mma.sync (on Hopper they run on wgmma).
 TEST_P(TensorCoreAttentionInvariance, ARowsBitsAreItsSequencesOwn) {
   SAMEBITS_REQUIRE_CUDA();
-  const std::int64_t group = GetParam().group;
-  const AttentionShape s{at::kBFloat16, 2 * group, 2, 128, true, GetParam().key_rise};
-  const std::int64_t length = GetParam().length;
+  const InvarianceCase& c = GetParam();
+  const std::int64_t group = c.group;
+  const AttentionShape s{at::kBFloat16, 2 * group, 2, c.head_dim, true, c.key_rise};
+  const std::int64_t length = c.length;
   const SequenceCall mine{77, length, length, length};
   const AttentionResult alone = on_tensor_cores(s, {mine});
   for (const std::int64_t batch : {8, 64}) {
     std::vector<SequenceCall> calls;
     for (std::int64_t i = 0; i < batch; ++i) {
-      const std::int64_t len = 1 + (i * 977) % GetParam().neighbours;  // some longer than mine
+      const std::int64_t len = 1 + (i * 977) % c.neighbours;  // some longer than mine
       calls.push_back({static_cast<std::uint64_t>(100 + i), len, len, i % 3 == 0 ? len : 1});
     }
     calls[batch / 2] = mine;
@@ -249,11 +251,13 @@ INSTANTIATE_TEST_SUITE_P(Groups, TensorCoreAttentionInvariance,
                          ::testing::Values(InvarianceCase{1, 0.0}, InvarianceCase{4, 0.0},
                                            InvarianceCase{8, 0.0}, InvarianceCase{4, 64.0},
                                            InvarianceCase{1, 0.0, 300, 700},
-                                           InvarianceCase{4, 0.0, 300, 700}),
+                                           InvarianceCase{4, 0.0, 300, 700},
+                                           InvarianceCase{4, 0.0, 300, 700, 64}),
                          [](const ::testing::TestParamInfo<InvarianceCase>& info) {
                            return "Gqa" + std::to_string(info.param.group) +
                                   (info.param.key_rise > 0.0 ? "_RisingKeys" : "") +
-                                  (info.param.length != 4097 ? "_Small" : "");
+                                  (info.param.length != 4097 ? "_Small" : "") +
+                                  (info.param.head_dim != 128 ? "_D64" : "");
                          });
 
 // samebits.attention on CUDA runs the tensor cores only for a positive finite scale (the order's
