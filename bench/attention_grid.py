@@ -75,19 +75,19 @@ def aten_times(q, k, v, causal, reps):
     return out
 
 
-def decode_point(p, reps, gen):
+def paged_decode(p, gen, device="cuda"):
+    """A decode point's dense q, k, v (ATen's inputs) and samebits' call over the same keys in a
+    paged cache, pages handed out in a shuffled order; the last key of each sequence arrives as
+    k_new / v_new (written in place, the same value every call)."""
     b, length, hkv, d = p["B"], p["L"], HEADS // p["gqa"], p["d"]
-    bf = dict(device="cuda", dtype=torch.bfloat16)
+    bf = dict(device=device, dtype=torch.bfloat16)
     k = torch.randn(b, hkv, length, d, generator=gen, **bf)
     v = torch.randn(b, hkv, length, d, generator=gen, **bf)
     q = torch.randn(b, HEADS, 1, d, generator=gen, **bf)
-    aten = aten_times(q, k, v, False, reps)
-    # The same keys in a paged cache, pages handed out in a shuffled order; the last key of each
-    # sequence arrives as k_new / v_new (written in place, the same value every call).
     per_seq = -(-length // PAGE)
     pages = b * per_seq
     table = torch.randperm(pages, generator=torch.Generator().manual_seed(3)).to(
-        device="cuda", dtype=torch.int32).view(b, per_seq)
+        device=device, dtype=torch.int32).view(b, per_seq)
     k_cache = torch.zeros(pages, PAGE, hkv, d, **bf)
     v_cache = torch.zeros(pages, PAGE, hkv, d, **bf)
     padded = per_seq * PAGE
@@ -98,13 +98,21 @@ def decode_point(p, reps, gen):
     q_packed = q.view(b, HEADS, d).contiguous()
     k_new = k[:, :, -1].contiguous()
     v_new = v[:, :, -1].contiguous()
-    cached = torch.full((b,), length - 1, device="cuda", dtype=torch.long)
-    offsets = torch.arange(b + 1, device="cuda")
+    cached = torch.full((b,), length - 1, device=device, dtype=torch.long)
+    offsets = torch.arange(b + 1, device=device)
 
     def call():
-        torch.ops.samebits.attention_with_kvcache(q_packed, k_cache, v_cache, table, cached, offsets,
-                                                  k_new, v_new, 1, True, None, length)
+        return torch.ops.samebits.attention_with_kvcache(q_packed, k_cache, v_cache, table, cached,
+                                                         offsets, k_new, v_new, 1, True, None,
+                                                         length)
 
+    return (q, k, v), call
+
+
+def decode_point(p, reps, gen):
+    b, length, hkv, d = p["B"], p["L"], HEADS // p["gqa"], p["d"]
+    (q, k, v), call = paged_decode(p, gen)
+    aten = aten_times(q, k, v, False, reps)
     mine = median_ms(call, reps)
     row = timing_row(p, mine, aten, DECODE_BARS.get((b, length, p["gqa"])) if d == 128 else None,
                      lower_is_bar=True)
