@@ -7,6 +7,7 @@
 
 #include "kernels/attention/attention_backward_tensor_cores.h"
 #include "kernels/attention/attention_layout.h"
+#include "kernels/attention/backward_rows.cuh"
 #include "kernels/attention/backward_tile_fragments.cuh"
 #include "kernels/attention/element_access.cuh"
 #include "kernels/attention/invariant_attention_backward_order.h"
@@ -20,6 +21,7 @@ namespace order = attention_order;
 namespace border = attention_backward_order;
 namespace layout = attention_layout;
 using namespace backward_tiles;  // NOLINT(build/namespaces): this family's building blocks
+using namespace backward_rows;   // NOLINT(build/namespaces)
 
 constexpr unsigned kFull = 0xffffffffu;
 
@@ -49,63 +51,6 @@ __global__ void __launch_bounds__(kThreads)
   for (int m = 16; m >= 1; m /= 2) s = s + __shfl_xor_sync(kFull, s, m);
   if (lane == 0) bp.delta[delta_index(p, b, i, h)] = s;
 }
-
-// What a thread needs of query row i (head h) of sequence b: lse * log2e, D and its visible keys
-// (0, and zeros, for a row past the sequence's end).
-struct RowFacts {
-  float lse2 = 0.0f, delta = 0.0f;
-  int visible = 0;
-};
-__device__ __forceinline__ RowFacts row_facts(const AttentionBackwardProblem& bp, std::int64_t b,
-                                              std::int64_t i, std::int64_t h) {
-  const AttentionProblem& p = bp.forward;
-  RowFacts f;
-  if (i >= layout::q_len(p, b)) return f;
-  f.lse2 =
-      border::lse_log2(p.lse[layout::row_offset(p, b, i, p.lse_seq_stride, p.lse_token_stride) +
-                             h * p.lse_head_stride]);
-  f.delta = bp.delta[delta_index(p, b, i, h)];
-  f.visible = static_cast<int>(layout::visible_keys(p, b, i));
-  return f;
-}
-
-// P and dS of one (query, key) pair from its score and dP (the order's tensor-core lines); both
-// +0 where the query does not see the key.
-struct PairGrad {
-  float p, ds;
-};
-__device__ __forceinline__ PairGrad pair_grad(bool seen, float s, float dp, float scale_log2,
-                                              const RowFacts& f) {
-  if (!seen) return {0.0f, 0.0f};
-  const float p = tensor_core::exp2_mufu(fmaf(s, scale_log2, -f.lse2));
-  return {p, border::score_gradient(p, dp, f.delta)};
-}
-
-// Two accumulators times `scale`, rounded to the input type, as one 32-bit store.
-template <DType T>
-__device__ __forceinline__ void store_pair(void* base, std::int64_t at, float a, float c,
-                                           float scale) {
-  *reinterpret_cast<std::uint32_t*>(static_cast<std::uint16_t*>(base) + at) =
-      tensor_core::pack_pair<T>(a * scale, c * scale);
-}
-
-// Where row r of a tile lies in one head of a query-indexed tensor (q, dout: row first + r of
-// head `head`; Keys false) or a key-indexed one (k, v: key first + r of KV head `head`; Keys
-// true), for Tile::load; -1 past the sequence's `count` rows or keys.
-template <bool Keys>
-struct HeadRows {
-  const AttentionProblem& p;
-  std::int64_t b, first, count, head, outer_stride, token_stride, head_stride;
-  __device__ std::int64_t operator()(int r) const {
-    const std::int64_t i = first + r;
-    if (i >= count) return -1;
-    return (Keys ? layout::kv_offset(p, b, i, outer_stride, token_stride)
-                 : layout::row_offset(p, b, i, outer_stride, token_stride)) +
-           head * head_stride;
-  }
-};
-using QueryRows = HeadRows<false>;
-using KeyRows = HeadRows<true>;
 
 // dK and dV of keys [t0, t0 + 128) = 128 blockIdx.x.., KV head blockIdx.y, sequence blockIdx.z;
 // warp w holds keys t0 + 16 w... Over the group's heads ascending, then the 64-query tiles (at
@@ -194,21 +139,12 @@ __global__ void __launch_bounds__(kThreads)
     __syncthreads();  // the stage just read is a later step's load target
   }
   tensor_core::wait_copies<0>();
-#pragma unroll
-  for (int half = 0; half < 2; ++half) {
-    const std::int64_t t = key0 + 8 * half;
-    if (t >= keys) continue;
-    const std::int64_t dk_at =
-        layout::kv_offset(p, b, t, bp.dk_seq_stride, bp.dk_token_stride) + g * bp.dk_head_stride;
-    const std::int64_t dv_at =
-        layout::kv_offset(p, b, t, bp.dv_seq_stride, bp.dv_token_stride) + g * bp.dv_head_stride;
-#pragma unroll
-    for (int nb = 0; nb < NB; ++nb) {
-      const int col = nb * 8 + 2 * (lane % 4);
-      store_pair<T>(bp.dk, dk_at + col, dk[nb][2 * half], dk[nb][2 * half + 1], p.scale);
-      store_pair<T>(bp.dv, dv_at + col, dv[nb][2 * half], dv[nb][2 * half + 1], 1.0f);
-    }
-  }
+  store_rows<T>(bp.dk, dk, key0, keys, lane, p.scale, [&](std::int64_t t) {
+    return layout::kv_offset(p, b, t, bp.dk_seq_stride, bp.dk_token_stride) + g * bp.dk_head_stride;
+  });
+  store_rows<T>(bp.dv, dv, key0, keys, lane, 1.0f, [&](std::int64_t t) {
+    return layout::kv_offset(p, b, t, bp.dv_seq_stride, bp.dv_token_stride) + g * bp.dv_head_stride;
+  });
 }
 
 // dQ of queries [i0, i0 + 128) = 128 blockIdx.x.., head blockIdx.y, sequence blockIdx.z; warp w
@@ -284,17 +220,10 @@ __global__ void __launch_bounds__(kThreads)
     __syncthreads();  // the stage just read is a later tile's load target
   }
   tensor_core::wait_copies<0>();
-#pragma unroll
-  for (int half = 0; half < 2; ++half) {
-    const std::int64_t i = i0 + row0 + 8 * half;
-    if (i >= rows) continue;
-    const std::int64_t dq_at =
-        layout::row_offset(p, b, i, bp.dq_seq_stride, bp.dq_token_stride) + h * bp.dq_head_stride;
-#pragma unroll
-    for (int nb = 0; nb < NB; ++nb)
-      store_pair<T>(bp.dq, dq_at + nb * 8 + 2 * (lane % 4), dq[nb][2 * half], dq[nb][2 * half + 1],
-                    p.scale);
-  }
+  store_rows<T>(bp.dq, dq, i0 + row0, rows, lane, p.scale, [&](std::int64_t i) {
+    return layout::row_offset(p, b, i, bp.dq_seq_stride, bp.dq_token_stride) +
+           h * bp.dq_head_stride;
+  });
 }
 
 template <DType T, int D>
