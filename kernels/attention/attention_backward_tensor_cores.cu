@@ -6,7 +6,9 @@
 #include <cstdint>
 
 #include "kernels/attention/attention_backward_tensor_cores.h"
+#include "kernels/attention/attention_backward_warpgroups.h"
 #include "kernels/attention/attention_layout.h"
+#include "kernels/attention/attention_warpgroups.h"
 #include "kernels/attention/backward_rows.cuh"
 #include "kernels/attention/backward_tile_fragments.cuh"
 #include "kernels/attention/element_access.cuh"
@@ -240,6 +242,11 @@ Status launch_dim(const AttentionBackwardProblem& bp, cudaStream_t stream) {
     if (s != Status::ok) return s;
   if (row_warps == 0) return Status::ok;
   row_deltas<T, D><<<dim3(row_warps, static_cast<unsigned>(p.heads), z), kThreads, 0, stream>>>(bp);
+  // On Hopper, the same blocks on wgmma (the same bits; tests turn it off to compare).
+  if (p.warpgroup_mma && attention_warpgroups_available()) {
+    if (const Status s = launch_status(); s != Status::ok) return s;
+    return launch_attention_backward_warpgroups(bp, stream);
+  }
   if (k_blocks > 0)
     key_gradients<T, D>
         <<<dim3(k_blocks, static_cast<unsigned>(p.kv_heads), z), kThreads, kBytes, stream>>>(bp);

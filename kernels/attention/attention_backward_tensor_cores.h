@@ -14,7 +14,8 @@ namespace samebits::kernels {
 bool attention_backward_tensor_cores_supported(const AttentionBackwardProblem& bp);
 
 // Three launches on `stream`, no atomics: D per row, dK/dV per key block, dQ per query block
-// (invariant_attention_backward_order.h, the tensor-core order). invalid_argument where not
+// (invariant_attention_backward_order.h, the tensor-core order), the last two on wgmma where
+// forward.warpgroup_mma and the GPU is a Hopper (the same bits). invalid_argument where not
 // supported.
 Status invariant_attention_backward_tensor_cores_cuda(const AttentionBackwardProblem& bp,
                                                       cudaStream_t stream);

@@ -33,8 +33,11 @@ namespace samebits::kernels::attention_backward_order {
 // itself one lane's serial chain), never where a sum is cut. No atomics: each output element is
 // written by the one thread that owns its chain.
 //
-// The tensor-core path (attention_backward_tensor_cores.cu; head dims 64 and 128) computes the
-// same quantities in another fixed order, so other bits, within the bound below:
+// The tensor-core path (attention_backward_tensor_cores.cu on mma.sync; on Hopper its dK/dV and
+// dQ blocks run on wgmma, attention_backward_warpgroups.cu, with the same bits: each 16-wide step
+// below is the same MMA on the same operands, and the blocks' rows and tiles are the same; head
+// dims 64 and 128) computes the same quantities in another fixed order, so other bits, within the
+// bound below:
 //   D_i      lane l of 32 chains dO_i[j] * O_i[j] over its j in [l d/32, (l+1) d/32) ascending
 //            (fmaf from +0), then the lanes' sums meet in a butterfly at distances 16, 8, 4, 2, 1
 //   S_it     dot(q_i, k_t) and dP_it = dot(dO_i, v_t): mma.sync m16n8k16 over d in 16-wide

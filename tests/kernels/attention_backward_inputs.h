@@ -44,7 +44,8 @@ struct GradientResult {
 inline GradientResult run_attention_backward(
     const AttentionShape& s, const std::vector<SequenceCall>& calls, bool cuda,
     bool other_stream = false, bool cuda_forward = false,
-    kernels::AttentionAlgorithm algorithm = kernels::AttentionAlgorithm::exact) {
+    kernels::AttentionAlgorithm algorithm = kernels::AttentionAlgorithm::exact,
+    bool warpgroup_mma = true) {
   namespace k = kernels;
   const AttentionResult forward =
       run_attention(s, calls, cuda_forward, 0, 1, false,
@@ -82,6 +83,7 @@ inline GradientResult run_attention_backward(
   p.dtype = s.dtype == at::kBFloat16 ? k::DType::bf16 : k::DType::f16;
   p.algorithm = algorithm;
   p.sequences = static_cast<std::int64_t>(calls.size());
+  p.warpgroup_mma = warpgroup_mma;  // (the backward's blocks; the forward above keeps wgmma)
   p.heads = s.heads;
   p.kv_heads = s.kv_heads;
   p.head_dim = s.head_dim;

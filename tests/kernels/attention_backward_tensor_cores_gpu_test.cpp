@@ -29,10 +29,12 @@ constexpr auto kTensorCores = kernels::AttentionAlgorithm::tensor_cores;
 constexpr auto kExact = kernels::AttentionAlgorithm::exact;
 constexpr bool kSameStream = false, kOtherStream = true, kCudaForward = true;
 
-// The tensor-core path's forward and backward over `calls` on the GPU.
+// The tensor-core path's forward and backward over `calls` on the GPU (the backward's blocks on
+// wgmma on Hopper, unless `warpgroup_mma` is false: then on mma.sync everywhere).
 GradientResult on_tensor_cores(const AttentionShape& s, const std::vector<SequenceCall>& calls,
-                               bool other_stream = kSameStream) {
-  return run_attention_backward(s, calls, true, other_stream, kCudaForward, kTensorCores);
+                               bool other_stream = kSameStream, bool warpgroup_mma = true) {
+  return run_attention_backward(s, calls, true, other_stream, kCudaForward, kTensorCores,
+                                warpgroup_mma);
 }
 
 // The bound of the order header: u |ref| + (3u/2 + eps) M + tiny (1 + A), eps = (2d + G n + 64)
@@ -98,7 +100,8 @@ class TensorCoreBackwardOracle : public ::testing::TestWithParam<OracleCase> {};
 
 // Whole prefills of 1, 10, 70 and 200 and a chunk (the last 20 queries of 90 keys), in one batch:
 // every call within the bound of its float64 backward, and so is the exact CUDA path; the dQ of a
-// backward that forgets D (the planted flaw) is outside it, and the two paths' bits differ.
+// backward that forgets D (the planted flaw) is outside it, and the two paths' bits differ. The
+// blocks on mma.sync give the bits of those on wgmma (Hopper), call by call.
 TEST_P(TensorCoreBackwardOracle, WithinTheBoundOfFloat64) {
   SAMEBITS_REQUIRE_CUDA();
   const OracleCase& oc = GetParam();
@@ -107,6 +110,7 @@ TEST_P(TensorCoreBackwardOracle, WithinTheBoundOfFloat64) {
       {11, 70, 70, 70}, {12, 100, 90, 20}, {13, 1, 1, 1}, {14, 10, 10, 10}, {15, 200, 200, 200}};
   const GradientResult tc = on_tensor_cores(s, calls);
   const GradientResult exact = run_attention_backward(s, calls, true, kSameStream, kCudaForward);
+  const GradientResult on_sync = on_tensor_cores(s, calls, kSameStream, /*warpgroup_mma=*/false);
   bool differ = false;
   for (std::size_t c = 0; c < calls.size(); ++c) {
     const Problem64 x = problem64(s, calls[c]);
@@ -115,6 +119,7 @@ TEST_P(TensorCoreBackwardOracle, WithinTheBoundOfFloat64) {
     const at::Tensor &lq = l.dq, &lk = l.dk, &lv = l.dv;
     const CallGradients got = call_gradients(tc, c), ex = call_gradients(exact, c);
     const std::string where = "call " + std::to_string(c);
+    EXPECT_TRUE(same_gradients(tc, c, on_sync, c)) << where << ": wgmma against mma.sync";
     EXPECT_TRUE(within("dq", got.dq, ref.dq, lq)) << where;
     EXPECT_TRUE(within("dk", got.dk, ref.dk, lk)) << where;
     EXPECT_TRUE(within("dv", got.dv, ref.dv, lv)) << where;
@@ -151,7 +156,7 @@ class TensorCoreBackwardInvariance : public ::testing::TestWithParam<InvarianceC
 // A sequence of 1025 (whole, and as a chunk of its last 100 queries) alone and beside neighbours
 // of 4095, 4096, 4097, 9, 10 and 127..129 tokens, first, between and last: the same bits; the
 // batch again and on a stream from the pool: the same bits. The control: another sequence of the
-// same length gives other bits.
+// same length gives other bits. The first batch on mma.sync blocks: the same bits as on wgmma.
 TEST_P(TensorCoreBackwardInvariance, ASequencesGradientsAreItsOwn) {
   SAMEBITS_REQUIRE_CUDA();
   const InvarianceCase& ic = GetParam();
@@ -174,6 +179,9 @@ TEST_P(TensorCoreBackwardInvariance, ASequencesGradientsAreItsOwn) {
         EXPECT_TRUE(same_gradients(in, at, on_tensor_cores(s, batches[b]), at)) << where;
         EXPECT_TRUE(same_gradients(in, at, on_tensor_cores(s, batches[b], kOtherStream), at))
             << where << " (another stream)";
+        const GradientResult on_sync = on_tensor_cores(s, batches[b], kSameStream, false);
+        for (std::size_t c = 0; c < batches[b].size(); ++c)
+          EXPECT_TRUE(same_gradients(in, c, on_sync, c)) << where << " call " << c << ", mma.sync";
       }
     }
   }
