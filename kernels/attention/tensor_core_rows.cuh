@@ -8,8 +8,9 @@
 #include "kernels/attention/attention_layout.h"
 #include "kernels/attention/invariant_attention.h"
 #include "kernels/attention/invariant_attention_order.h"
-#include "kernels/common/mma_instructions.cuh"
+#include "kernels/attention/row_quotient.cuh"
 #include "kernels/attention/split_merge.h"
+#include "kernels/common/mma_instructions.cuh"
 
 namespace samebits::kernels::tensor_core {
 
@@ -214,10 +215,33 @@ struct RowEpilogue {
     }
   }
 
-  // Whole mode, step 4: out and lse of each of the thread's rows.
+  // Whole mode, step 4: out and lse of each of the thread's rows. out = order::output(acc, l) by
+  // RowQuotient where every value the thread stores is in its range (one check per thread, so
+  // that the quotients have no branch each), else by the division itself: the same bits.
   template <DType T, class RowOf>
   __device__ void outputs(const float (&acc)[MT][NB][4], const RowState (&cur)[2 * MT],
                           RowOf row) const {
+    bool quick = true;
+#pragma unroll
+    for (int k = 0; k < 2 * MT; ++k) {
+      if (rows.token(row(k)) >= rows.q_len) continue;
+      quick = quick && RowQuotient::usable(cur[k].l);
+      const int h = 2 * (k % 2);
+#pragma unroll
+      for (int nb = 0; nb < NB; ++nb)
+        quick = quick && RowQuotient::in_range(acc[k / 2][nb][h]) &&
+                RowQuotient::in_range(acc[k / 2][nb][h + 1]);
+    }
+    if (quick) {
+      store<T>(acc, cur, row, [](const RowQuotient& q, float a) { return q.of(a); });
+    } else {
+      store<T>(acc, cur, row, [](const RowQuotient& q, float a) { return order::output(a, q.l); });
+    }
+  }
+
+  template <DType T, class RowOf, class Divide>
+  __device__ void store(const float (&acc)[MT][NB][4], const RowState (&cur)[2 * MT], RowOf row,
+                        Divide divide) const {
     auto* out = static_cast<std::uint16_t*>(p.out);
 #pragma unroll
     for (int k = 0; k < 2 * MT; ++k) {
@@ -228,14 +252,14 @@ struct RowEpilogue {
       std::uint16_t* dst = out +
                            layout::row_offset(p, rows.b, i, p.out_seq_stride, p.out_token_stride) +
                            head * p.out_head_stride;
+      const RowQuotient quotient(cur[k].l);
 #pragma unroll
       for (int nb = 0; nb < NB; ++nb) {
         const int col = col0 + nb * 8 + 2 * (lane % 4);
         // (the hardware's round-to-nearest-even conversion: the bits of order::to_*_bits, NaN
         // included, in one instruction for the pair)
-        *reinterpret_cast<std::uint32_t*>(dst + col) =
-            pack_pair<T>(order::output(acc[k / 2][nb][h], cur[k].l),
-                         order::output(acc[k / 2][nb][h + 1], cur[k].l));
+        *reinterpret_cast<std::uint32_t*>(dst + col) = pack_pair<T>(
+            divide(quotient, acc[k / 2][nb][h]), divide(quotient, acc[k / 2][nb][h + 1]));
       }
       if (p.lse && lane % 4 == 0 && col0 == 0) {
         p.lse[layout::row_offset(p, rows.b, i, p.lse_seq_stride, p.lse_token_stride) +

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "harness/device_choice.h"
+#include "kernels/attention/attention_tensor_cores.h"
 #include "kernels/attention/binding.h"
 #include "tests/kernels/attention_inputs.h"
 
@@ -278,6 +279,23 @@ TEST(TensorCoreAttentionScale, AScaleNotPositiveRunsTheExactPath) {
     const bool same = same_bits(cpu.out, gpu.out.cpu()) && same_bits(cpu.lse, gpu.lse.cpu());
     EXPECT_EQ(same, scale <= 0.0) << "scale " << scale;
   }
+}
+
+// The epilogue's out = acc / l without a division per element (row_quotient.cuh) gives IEEE
+// division's bits wherever it is taken: 2^32 pairs drawn across its range, none differ, while the
+// same quotients without their correction step do (the control); and the range's edges.
+TEST(TensorCoreAttentionQuotient, RowQuotientIsIeeeDivisionInItsRange) {
+  SAMEBITS_REQUIRE_CUDA();
+  at::Tensor counts = at::zeros({4}, at::device(at::kCUDA).dtype(at::kLong));
+  ASSERT_EQ(kernels::attention_row_quotient_mismatches_cuda(
+                reinterpret_cast<unsigned long long*>(counts.mutable_data_ptr<std::int64_t>()),
+                at::cuda::getCurrentCUDAStream()),
+            kernels::Status::ok);
+  const at::Tensor c = counts.cpu();
+  EXPECT_EQ(c[2].item<std::int64_t>(), std::int64_t{1} << 32) << "pairs compared";
+  EXPECT_EQ(c[0].item<std::int64_t>(), 0) << "quotients unlike IEEE division";
+  EXPECT_GT(c[1].item<std::int64_t>(), std::int64_t{1} << 20) << "the uncorrected control";
+  EXPECT_EQ(c[3].item<std::int64_t>(), 0) << "edges of the range misclassified";
 }
 
 }  // namespace attention_tensor_cores_gpu_test_file
