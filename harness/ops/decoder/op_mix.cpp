@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "harness/op.h"
@@ -153,11 +154,18 @@ at::Tensor attention(const OpMix& m, const at::Tensor& q, const at::Tensor& k_ne
                      const PagedStep& step) {
   RECORD_USER_SCOPE("attention");
   if (m.attention == Source::aten) return aten_attention(q, k_new, v_new, k_cache, v_cache, step);
+  // The longest sequence's keys, from the host's copy of the metadata: the launch sized for it
+  // rather than for the whole block table (the same bits; the kernel checks it on the device).
+  std::int64_t max_kv_len = 0;
+  for (std::size_t b = 0; b < step.host_cache_lengths.size(); ++b)
+    max_kv_len = std::max(max_kv_len, step.host_cache_lengths[b] + step.host_q_offsets[b + 1] -
+                                          step.host_q_offsets[b]);
   return with_backward("attention",
                        q.requires_grad() || k_new.requires_grad() || v_new.requires_grad(),
                        invariant_attention_with_kvcache(q, k_cache, v_cache, step.block_table,
                                                         step.cache_lengths, step.q_offsets, k_new,
-                                                        v_new, step.max_q_len, /*causal=*/true)
+                                                        v_new, step.max_q_len, /*causal=*/true,
+                                                        /*scale=*/std::nullopt, max_kv_len)
                            .out);
 }
 
