@@ -160,6 +160,8 @@ at::Tensor forward(const ModelConfig& c, const Weights& w, const OpMix& ops, KvC
   for (std::int64_t b = 0; b < batch; ++b) {
     max_pages = std::max(max_pages, step.pages[static_cast<std::size_t>(b)].size());
     ps.max_q_len = std::max(ps.max_q_len, step.q_offsets[b + 1] - step.q_offsets[b]);
+    ps.max_kv_len =
+        std::max(ps.max_kv_len, step.cache_lengths[b] + step.q_offsets[b + 1] - step.q_offsets[b]);
     for (std::int64_t t = step.q_offsets[b]; t < step.q_offsets[b + 1]; ++t)
       positions.push_back(step.cache_lengths[b] + (t - step.q_offsets[b]));
   }

@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <algorithm>
 #include <stdexcept>
 
 #include "harness/op.h"
@@ -35,11 +34,10 @@ at::Tensor aten_attention(const at::Tensor& q, const at::Tensor& k_new, const at
   const std::int64_t ps = s.page_size, max_q = s.max_q_len;
   // The new tokens' slots, and for each packed row its place in the padded batch.
   std::vector<std::int64_t> new_pages, new_slots, padded_rows;
-  std::int64_t max_k = 0;
+  const std::int64_t max_k = s.max_kv_len;
   for (std::int64_t b = 0; b < batch; ++b) {
     const std::int64_t cached = s.host_cache_lengths[b];
     const std::int64_t q_len = s.host_q_offsets[b + 1] - s.host_q_offsets[b];
-    max_k = std::max(max_k, cached + q_len);
     const auto& pages = s.host_pages[static_cast<std::size_t>(b)];
     for (std::int64_t i = 0; i < q_len; ++i) {
       new_pages.push_back(pages[static_cast<std::size_t>((cached + i) / ps)]);
@@ -154,18 +152,14 @@ at::Tensor attention(const OpMix& m, const at::Tensor& q, const at::Tensor& k_ne
                      const PagedStep& step) {
   RECORD_USER_SCOPE("attention");
   if (m.attention == Source::aten) return aten_attention(q, k_new, v_new, k_cache, v_cache, step);
-  // The longest sequence's keys, from the host's copy of the metadata: the launch sized for it
-  // rather than for the whole block table (the same bits; the kernel checks it on the device).
-  std::int64_t max_kv_len = 0;
-  for (std::size_t b = 0; b < step.host_cache_lengths.size(); ++b)
-    max_kv_len = std::max(max_kv_len, step.host_cache_lengths[b] + step.host_q_offsets[b + 1] -
-                                          step.host_q_offsets[b]);
+  // (max_kv_len sizes the launch for the longest sequence rather than the whole block table: the
+  // same bits; the kernel checks it on the device)
   return with_backward("attention",
                        q.requires_grad() || k_new.requires_grad() || v_new.requires_grad(),
                        invariant_attention_with_kvcache(q, k_cache, v_cache, step.block_table,
                                                         step.cache_lengths, step.q_offsets, k_new,
                                                         v_new, step.max_q_len, /*causal=*/true,
-                                                        /*scale=*/std::nullopt, max_kv_len)
+                                                        /*scale=*/std::nullopt, step.max_kv_len)
                            .out);
 }
 

@@ -43,7 +43,8 @@ struct PagedStep {
   at::Tensor q_offsets;      // [B + 1] int64
   std::vector<std::int64_t> host_q_offsets, host_cache_lengths;
   std::vector<std::vector<std::int32_t>> host_pages;
-  std::int64_t page_size = 0, max_q_len = 0;
+  // max_q_len and max_kv_len: the longest sequence's new tokens, and its keys (cached and new).
+  std::int64_t page_size = 0, max_q_len = 0, max_kv_len = 0;
 };
 
 at::Tensor linear(const OpMix& m, const at::Tensor& x, const at::Tensor& w);
