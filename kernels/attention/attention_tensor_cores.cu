@@ -332,6 +332,11 @@ std::int64_t attention_border_workspace_floats(const AttentionProblem& p) {
   return attention_tensor_cores_blocks(p) * run_floats;
 }
 
+bool attention_takes_turns(const AttentionProblem& p) {
+  return p.algorithm == AttentionAlgorithm::tensor_cores && !decode_shape(p) && p.warpgroup_mma &&
+         attention_warpgroups_available() && attention_warpgroups_persistent(p);
+}
+
 std::int64_t attention_tensor_cores_blocks(const AttentionProblem& p) {
   const int rows = decode_shape(p) ? kRows<1, 4> : kRows<2, 1>;
   const int pack = heads_per_token(p, rows);

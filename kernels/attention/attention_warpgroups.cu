@@ -1,7 +1,9 @@
-// The tensor-core attention's prefill blocks on Hopper's warpgroup MMA: a copying warpgroup and
-// two computing warpgroups of 64 query rows over 64-key tiles, in the tensor-core order.
+// The tensor-core attention's prefill on Hopper's warpgroup MMA: blocks of a copying warpgroup
+// and two computing ones (64 query rows each) over 64-key tiles, in the tensor-core order, one
+// per SM taking turns over the work (persistent).
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 
 #include "kernels/attention/attention_warpgroups.h"
 #include "kernels/attention/tensor_core_tiles.cuh"
@@ -20,14 +22,19 @@ using namespace tensor_core;  // NOLINT(build/namespaces): the tensor-core kerne
 // other two compute 64 query rows each. They meet only at per-stage barriers: a stage is `full`
 // once its copies have landed, `empty` once every computing warp's MMAs have read it, so the two
 // computing warpgroups run apart (one's softmax beside the other's MMAs) and issue no copies.
+// A block takes turns over the 128-row blocks of a plain launch (one per SM as
+// attention_warpgroups_persistent says; else the plain grid, a turn each), and its copying
+// warpgroup loads a turn's queries and first tiles while the computing warpgroups end the last
+// one (`q_empty` says when their MMAs no longer read its queries).
 constexpr int kCopyThreads = 128;
 constexpr int kMathThreads = 256;
 constexpr int kBlockThreads = kCopyThreads + kMathThreads;
 constexpr int kGroupRows = 128;
 static_assert(kGroupRows == kRows<2, 1>, "the prefill blocks' rows, whichever MMA computes them");
-// Registers per thread after the warpgroups trade (128 * 48 + 256 * 224 <= 65536; the copies need
-// 48 without spilling).
-constexpr unsigned kCopyRegisters = 48, kMathRegisters = 224;
+// Registers per thread after the warpgroups trade, within the 168 per thread a launch of 384 has
+// (128 * 56 + 256 * 224 = 384 * 168): the copies need 56 without spilling (a turn's addresses
+// and the first thread's turn search; 48 spilled 24 bytes), the computing warps 224.
+constexpr unsigned kCopyRegisters = 56, kMathRegisters = 224;
 
 // Shared memory: the query tile [128][D], then kStages K and V stages [64][D], each in column
 // blocks of 64 elements (a block holds its rows' 128 bytes, chunk c of row r at c ^ (r & 7)):
@@ -52,23 +59,121 @@ static_assert(WarpgroupTiles<128>::kRunBytes == Tiles<128, 2, 1>::kRunBytes &&
 constexpr int kBlockBytes = 128;  // a column block's row
 constexpr int kAlign = 1024;      // the swizzle's atom: 8 rows of 128 bytes
 
+// The grid a persistent launch stands for: gx * gy * gz blocks (launch order, x fastest).
+struct WorkGrid {
+  std::int64_t gx, gy, gz;
+};
+
 #if defined(SAMEBITS_WGMMA_DEVICE)
-// The copying warpgroup: the queries with tile 0, then tile j into stage j % S once the stage's
-// tile j - S has been read. Each thread's copies of a tile arrive on the stage's `full` barrier
-// when they land, so the copying threads never wait on their own copies.
+// A block's turn: a block of the work grid (launch order; -1 once none is left) and its rows.
+struct Turn {
+  std::int64_t linear;
+  BlockRows rows;
+};
+
+// The blocks of the work grid a persistent block takes, in turn (only blocks with rows). With
+// p.turn_counter (zeroed by the caller) the next in launch order as each block frees, as a plain
+// launch's blocks start; else a static order (launch_order.h's persistent_turn). Which block
+// computes which rows changes no bits. One thread asks, and hands the turn on.
+struct Turns {
+  const AttentionProblem& p;
+  int pack;
+  std::int64_t q_tiles, splits, section;
+  WorkGrid work;
+  std::int64_t round = 0;  // (the static order's)
+
+  __device__ Turn next() {
+    const std::int64_t total = work.gx * work.gy * work.gz;
+    for (;;) {
+      Turn turn;
+      if (p.turn_counter) {
+        turn.linear = static_cast<std::int64_t>(atomicAdd(p.turn_counter, 1ull));
+        if (turn.linear >= total) return Turn{-1, {}};
+      } else {
+        if (round * gridDim.x >= total) return Turn{-1, {}};
+        turn.linear = attention_launch::persistent_turn(blockIdx.x, gridDim.x, round++, total);
+        if (turn.linear < 0) continue;
+      }
+      turn.rows = block_rows_of<kGroupRows>(p, pack, q_tiles, splits, section,
+                                            grid_block(turn.linear, work.gx, work.gy, work.gz));
+      if (turn.rows.first < turn.rows.q_len) return turn;
+    }
+  }
+};
+
+// A block's turns, rows included (their integer work done once, by one thread), from the copying
+// warpgroup's first thread to the other copying threads (two slots, one named barrier a turn) and
+// to the computing warps (a ring of kTurnSlots, a full and an empty barrier per slot: a slot is
+// given back once its turn's outputs are written).
+constexpr int kTurnSlots = 4;
+struct TurnSlots {
+  Turn copiers[2], computing[kTurnSlots];
+  std::uint64_t full[kTurnSlots], empty[kTurnSlots];
+};
+
+// Where a block's keys and values are, for its copies.
+__device__ inline TileSource source_of(const AttentionProblem& p, const BlockRows& rows) {
+  TileSource src;
+  const std::int64_t kv_base = p.kv_offsets ? p.kv_offsets[rows.b] : 0;
+  src.b = rows.b;
+  src.begin = rows.begin;
+  src.end = rows.end;
+  src.k_head = rows.g * p.k_head_stride;
+  src.v_head = rows.g * p.v_head_stride;
+  src.k_base = rows.b * p.k_page_stride + kv_base * p.k_token_stride + src.k_head;
+  src.v_base = rows.b * p.v_page_stride + kv_base * p.v_token_stride + src.v_head;
+  return src;
+}
+
+__device__ inline int tiles_of(const BlockRows& rows) {
+  return rows.begin < rows.end ? static_cast<int>((rows.end - rows.begin + kKeys - 1) / kKeys) : 0;
+}
+
+// The copying warpgroup, over the block's turns: a turn's queries with its tile 0 (once the
+// computing warps have issued their last MMA on the previous turn's queries: `q_empty`), then its
+// tile j into stage (t + j) % S once the stage's previous tile has been read, t the tiles of the
+// block's earlier turns. Each thread's copies of a tile arrive on the stage's `full` barrier when
+// they land, so the copying threads never wait on their own copies, and the next turn's first
+// tiles stream in while the computing warps write the last turn's outputs.
 template <class L>
-__device__ void copy_tiles(const AttentionProblem& p, const TileSource& src, const BlockRows& rows,
+__device__ void copy_tiles(const AttentionProblem& p, int pack, std::int64_t q_tiles,
+                           std::int64_t splits, std::int64_t section, const WorkGrid& work,
                            std::uint32_t q_s, std::uint32_t k_s, std::uint32_t v_s, int tid,
-                           int tiles, std::uint32_t full, std::uint32_t empty) {
+                           std::uint32_t full, std::uint32_t empty, std::uint32_t q_empty,
+                           TurnSlots& slots) {
   constexpr int S = L::kStages;
-  const TileProducer<L> producer(p, src, k_s, v_s, tid);
-  const std::int32_t* table =
-      p.block_table ? p.block_table + src.b * p.block_table_stride : nullptr;
-  for (int j = 0; j < tiles; ++j) {
-    if (j >= S) warpgroup::barrier_wait(empty + (j % S) * 8, (j / S + 1) & 1);
-    if (j == 0) Loader<L>{p, src, q_s, k_s, v_s, tid}.queries(rows);
-    producer.tile(j, j % S, table);
-    warpgroup::barrier_arrive_on_copies(full + (j % S) * 8);
+  Turns turns{p, pack, q_tiles, splits, section, work};
+  const auto slot_full = static_cast<std::uint32_t>(__cvta_generic_to_shared(slots.full));
+  const auto slot_empty = static_cast<std::uint32_t>(__cvta_generic_to_shared(slots.empty));
+  int t = 0, loads = 0;  // tiles and query tiles copied so far
+  for (int k = 0;; ++k) {
+    if (tid == 0) {  // the next turn, for the copying threads and the computing warps
+      const Turn next = turns.next();
+      const int r = k % kTurnSlots;
+      slots.copiers[k % 2] = next;
+      if (k >= kTurnSlots) warpgroup::barrier_wait(slot_empty + r * 8, (k / kTurnSlots + 1) & 1);
+      slots.computing[r] = next;
+      warpgroup::barrier_arrive(slot_full + r * 8);
+    }
+    asm volatile("bar.sync 1, %0;\n" ::"n"(kCopyThreads) : "memory");
+    if (slots.copiers[k % 2].linear < 0) break;
+    const BlockRows& rows = slots.copiers[k % 2].rows;  // (shared memory, for this turn)
+    const int tiles = tiles_of(rows);
+    if (tiles == 0) continue;
+    const TileSource src = source_of(p, rows);
+    const TileProducer<L> producer(p, src, k_s, v_s, tid);
+    const std::int32_t* table =
+        p.block_table ? p.block_table + src.b * p.block_table_stride : nullptr;
+    // Tile 0 with the queries, then the rest (the rows no longer needed).
+    if (t >= S) warpgroup::barrier_wait(empty + (t % S) * 8, (t / S + 1) & 1);
+    if (loads > 0) warpgroup::barrier_wait(q_empty, (loads - 1) & 1);
+    Loader<L>{p, src, q_s, k_s, v_s, tid}.queries(rows);
+    ++loads;
+    for (int j = 0; j < tiles; ++j, ++t) {
+      if (j > 0 && t >= S) warpgroup::barrier_wait(empty + (t % S) * 8, (t / S + 1) & 1);
+      producer.tile(j, t % S, table);
+      warpgroup::barrier_arrive_on_copies(full + (t % S) * 8);
+    }
   }
   asm volatile("cp.async.wait_all;\n" ::: "memory");
 }
@@ -77,36 +182,30 @@ __device__ void copy_tiles(const AttentionProblem& p, const TileSource& src, con
 template <DType T, int D>
 __global__ void __launch_bounds__(kBlockThreads, 1)
     attention_warpgroups(const __grid_constant__ AttentionProblem p, int pack, std::int64_t q_tiles,
-                         std::int64_t splits, std::int64_t section) {
+                         std::int64_t splits, std::int64_t section, WorkGrid work) {
 #if defined(SAMEBITS_WGMMA_DEVICE)
   using L = WarpgroupTiles<D>;
   constexpr int NB = D / 8;  // the thread's accumulator blocks of 8 columns
   constexpr int S = L::kStages;
   constexpr std::int64_t kSplit = order::kTensorCoreSplitKeys;
   extern __shared__ __align__(16) std::uint8_t smem_raw[];
-  __shared__ TileSource src;
-  __shared__ __align__(8) std::uint64_t stage_full[S], stage_empty[S];
+  __shared__ __align__(8) std::uint64_t stage_full[S], stage_empty[S], queries_empty;
+  __shared__ TurnSlots turn_slots;
   const int tid = threadIdx.x;
-
-  const BlockRows rows = block_rows_of<kGroupRows>(p, pack, q_tiles, splits, section);
-  if (rows.first >= rows.q_len) return;
-  const std::int64_t begin = rows.begin, end = rows.end;
-  // The second computing warpgroup idles when its rows are all missing (the first never does).
-  const bool second_idle = rows.token(64) >= rows.q_len;
   const auto full = static_cast<std::uint32_t>(__cvta_generic_to_shared(stage_full));
   const auto empty = static_cast<std::uint32_t>(__cvta_generic_to_shared(stage_empty));
+  const auto q_empty = static_cast<std::uint32_t>(__cvta_generic_to_shared(&queries_empty));
   if (tid == 0) {
-    const std::int64_t kv_base = p.kv_offsets ? p.kv_offsets[rows.b] : 0;
-    src.b = rows.b;
-    src.begin = begin;
-    src.end = end;
-    src.k_head = rows.g * p.k_head_stride;
-    src.v_head = rows.g * p.v_head_stride;
-    src.k_base = rows.b * p.k_page_stride + kv_base * p.k_token_stride + src.k_head;
-    src.v_base = rows.b * p.v_page_stride + kv_base * p.v_token_stride + src.v_head;
     for (int s = 0; s < S; ++s) {
       warpgroup::barrier_init(full + s * 8, kCopyThreads);
-      warpgroup::barrier_init(empty + s * 8, second_idle ? 4 : 8);  // computing warps
+      warpgroup::barrier_init(empty + s * 8, 8);  // the computing warps (an idle one too)
+    }
+    warpgroup::barrier_init(q_empty, 8);
+    for (int r = 0; r < kTurnSlots; ++r) {
+      warpgroup::barrier_init(
+          static_cast<std::uint32_t>(__cvta_generic_to_shared(&turn_slots.full[r])), 1);
+      warpgroup::barrier_init(
+          static_cast<std::uint32_t>(__cvta_generic_to_shared(&turn_slots.empty[r])), 8);
     }
   }
   __syncthreads();
@@ -114,12 +213,11 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   const auto raw = static_cast<std::uint32_t>(__cvta_generic_to_shared(smem_raw));
   const std::uint32_t base = (raw + kAlign - 1) & ~static_cast<std::uint32_t>(kAlign - 1);
   const std::uint32_t q_s = base, k_s = base + L::kQ * 16, v_s = base + (L::kQ + S * L::kKV) * 16;
-  const int tiles =
-      __shfl_sync(kFull, begin < end ? static_cast<int>((end - begin + kKeys - 1) / kKeys) : 0, 0);
 
   if (tid < kCopyThreads) {
     warpgroup::registers_release<kCopyRegisters>();
-    copy_tiles<L>(p, src, rows, q_s, k_s, v_s, tid, tiles, full, empty);
+    copy_tiles<L>(p, pack, q_tiles, splits, section, work, q_s, k_s, v_s, tid, full, empty, q_empty,
+                  turn_slots);
     return;
   }
   warpgroup::registers_take<kMathRegisters>();
@@ -127,130 +225,170 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   // Broadcast from lane 0, so that ptxas sees the warpgroup's branches around wgmma as uniform
   // (else it serializes the MMAs).
   const int group = __shfl_sync(kFull, warp / 4, 0);
-  if (group == 1 && second_idle) return;
 
   // The merged partial of earlier splits: in shared memory (launched with it when keys cross a
   // split border), never a border workspace (one block per SM whatever the block takes).
   float* run_s = reinterpret_cast<float*>(smem_raw + (base - raw) + L::kTileBytes);
-
-  // The thread's rows (fragment rows lane / 4 and + 8 of its warp's 16) and their visible keys
-  // past `begin`.
-  auto row = [&](int k) { return warp * 16 + lane / 4 + 8 * k; };
-  int n[2];
-#pragma unroll
-  for (int k = 0; k < 2; ++k) {
-    const std::int64_t i = rows.token(row(k));
-    const std::int64_t visible = i < rows.q_len ? layout::visible_keys(p, rows.b, i) : 0;
-    n[k] = visible > begin ? static_cast<int>(visible - begin) : 0;
-  }
-
-  float acc[1][NB][4];
-  RowState cur[2];
-  auto start_split = [&] {
-#pragma unroll
-    for (int nb = 0; nb < NB; ++nb)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) acc[0][nb][e] = 0.0f;
-    cur[0] = cur[1] = RowState{};
-  };
-  start_split();
-  auto close_if_border = [&](int t0) {
-    if (splits || t0 == 0 || t0 % kSplit != 0) return;  // (begin = 0 in whole mode)
-    close_split<kMathThreads, 1, NB>(run_s, mtid, acc, cur, n, t0 - static_cast<int>(kSplit));
-    start_split();
-  };
   const float scale_log2 = p.scale * order::kLog2e;
-
-  // S = Q K^T over the tile in `stage`: the warpgroup's 64 rows, d in 16-wide steps (a step is a
-  // 32-byte move inside a column block, a column block every 4 steps). The first step sets s
-  // (mma.sync's from +0 but for the sign of a zero, which the softmax's max makes +0).
   const warpgroup::Descriptor q_desc =
       warpgroup::descriptor_of(q_s + group * 64 * kBlockBytes, 16, 1024);
   const warpgroup::Descriptor k_desc = warpgroup::descriptor_of(k_s, 16, 1024);
   const warpgroup::Descriptor v_desc = warpgroup::descriptor_of(v_s, kKeys * kBlockBytes, 1024);
-  float s[1][8][4];
-  auto scores = [&](int stage) {
-    const std::uint32_t k_stage = stage * L::kKV * 16;
-#pragma unroll
-    for (int kc = 0; kc < D / 16; ++kc) {
-      const std::uint32_t step = (kc % 4) * 32;
-      warpgroup::scores_step<T>(s[0], q_desc.at((kc / 4) * kGroupRows * kBlockBytes + step),
-                                k_desc.at(k_stage + (kc / 4) * kKeys * kBlockBytes + step), kc > 0);
-    }
-    warpgroup::commit();
-  };
-  // acc += P V over the tile in `stage`: keys in 16-wide steps, all D columns (column blocks
-  // kKeys * 128 bytes apart).
-  auto values = [&](int stage, const std::uint32_t(&pa)[1][4][4]) {
-    const std::uint32_t v_stage = stage * L::kKV * 16;
-#pragma unroll
-    for (int c = 0; c < 4; ++c)
-      warpgroup::values_step<T, D>(acc[0], pa[0][c], v_desc.at(v_stage + c * 16 * kBlockBytes),
-                                   true);
-    warpgroup::commit();
-  };
+  auto row = [&](int k) { return warp * 16 + lane / 4 + 8 * k; };
+
+  int t = 0;  // tiles of the block's earlier turns: tile j of this one is the block's t + j
   auto tile_in = [&](int j) {  // tile j has landed; then visible to wgmma (written by cp.async)
-    warpgroup::barrier_wait(full + (j % S) * 8, (j / S) & 1);
+    warpgroup::barrier_wait(full + ((t + j) % S) * 8, ((t + j) / S) & 1);
     warpgroup::fence_async_shared();
   };
   auto tile_read = [&](int j) {  // the warp's MMAs on tile j have completed
     __syncwarp();
-    if (lane == 0) warpgroup::barrier_arrive(empty + (j % S) * 8);
+    if (lane == 0) warpgroup::barrier_arrive(empty + ((t + j) % S) * 8);
+  };
+  auto queries_read = [&] {  // the warp's MMAs on the turn's queries have completed
+    __syncwarp();
+    if (lane == 0) warpgroup::barrier_arrive(q_empty);
   };
 
-  // Step j issues tile j + 1's scores and tile j's P V together, then runs tile j + 1's softmax
-  // while P V is on the tensor cores (P in two register sets: one read by the MMA in flight, one
-  // written). The same operations per row as the mma.sync blocks: softmax j, acc * alpha_j,
-  // P_j V_j, in tile order.
-  float alpha[2];
-  bool live[2];
-  std::uint32_t pa0[1][4][4], pa1[1][4][4];
-  if (tiles > 0) {
-    tile_in(0);
-    warpgroup::fence();
-    scores(0);
-    warpgroup::wait<0>();
-    warpgroup::pin(s[0]);
-    online_softmax<T, 1>(s, 0, lane, scale_log2, n, cur, alpha, live, pa0);
-  }
-  auto step = [&](int j, const std::uint32_t(&pa_now)[1][4][4], std::uint32_t(&pa_next)[1][4][4]) {
-    if (j + 1 < tiles) tile_in(j + 1);
-    rescale<1, NB>(acc, alpha);
-    warpgroup::pin(acc[0]);
-    warpgroup::fence();
-    // (past the last tile, a stage's stale contents: scores never read; a branch around wgmma
-    // would serialize it)
-    scores((j + 1) % S);
-    values(j % S, pa_now);
-    warpgroup::wait<1>();  // tile j + 1's scores
-    warpgroup::pin(s[0]);
-    if (j + 1 < tiles) {
-      const int t0 = (j + 1) * kKeys;
-      if (!splits && t0 % kSplit == 0) {  // a split border: close the split first
-        warpgroup::wait<0>();
-        warpgroup::pin(acc[0]);
-        close_if_border(t0);
-      }
-      online_softmax<T, 1>(s, t0, lane, scale_log2, n, cur, alpha, live, pa_next);
+  const auto slot_full = static_cast<std::uint32_t>(__cvta_generic_to_shared(turn_slots.full));
+  const auto slot_empty = static_cast<std::uint32_t>(__cvta_generic_to_shared(turn_slots.empty));
+  for (int k = 0;; ++k) {
+    const int r = k % kTurnSlots;
+    warpgroup::barrier_wait(slot_full + r * 8, (k / kTurnSlots) & 1);
+    const Turn& turn = turn_slots.computing[r];  // (shared memory, until the turn's outputs)
+    if (turn.linear < 0) break;
+    auto turn_done = [&] {  // the turn's slot back to the copying warpgroup's first thread
+      __syncwarp();
+      if (lane == 0) warpgroup::barrier_arrive(slot_empty + r * 8);
+    };
+    const BlockRows& rows = turn.rows;
+    if (rows.first >= rows.q_len) {
+      turn_done();
+      continue;
     }
-    warpgroup::wait<0>();
-    warpgroup::pin(acc[0]);
-    tile_read(j);
-  };
-  for (int j = 0; j < tiles; j += 2) {
-    step(j, pa0, pa1);
-    if (j + 1 < tiles) step(j + 1, pa1, pa0);
-  }
+    const int tiles = __shfl_sync(kFull, tiles_of(rows), 0);
+    // A warpgroup whose rows are all missing (the second, at a sequence's end) computes nothing
+    // but gives each tile back, as the barriers count on.
+    if (rows.token(64 * group) >= rows.q_len) {
+      for (int j = 0; j < tiles; ++j) {
+        tile_in(j);
+        tile_read(j);
+      }
+      if (tiles > 0) queries_read();
+      t += tiles;
+      turn_done();
+      continue;
+    }
+    const std::int64_t begin = rows.begin;
 
-  const BlockRows rows_again = block_rows_of<kGroupRows>(p, pack, q_tiles, splits, section);
-  const RowEpilogue<BlockRows, 1, NB> epilogue{p, rows_again, splits, lane, 0};
-  if (splits) {
-    epilogue.partials(acc, cur, n, row);
-    return;
+    // The thread's rows (fragment rows lane / 4 and + 8 of its warp's 16) and their visible
+    // keys past `begin`.
+    int n[2];
+#pragma unroll
+    for (int k = 0; k < 2; ++k) {
+      const std::int64_t i = rows.token(row(k));
+      const std::int64_t visible = i < rows.q_len ? layout::visible_keys(p, rows.b, i) : 0;
+      n[k] = visible > begin ? static_cast<int>(visible - begin) : 0;
+    }
+
+    float acc[1][NB][4];
+    RowState cur[2];
+    auto start_split = [&] {
+#pragma unroll
+      for (int nb = 0; nb < NB; ++nb)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) acc[0][nb][e] = 0.0f;
+      cur[0] = cur[1] = RowState{};
+    };
+    start_split();
+    auto close_if_border = [&](int t0) {
+      if (splits || t0 == 0 || t0 % kSplit != 0) return;  // (begin = 0 in whole mode)
+      close_split<kMathThreads, 1, NB>(run_s, mtid, acc, cur, n, t0 - static_cast<int>(kSplit));
+      start_split();
+    };
+
+    // S = Q K^T over tile j: the warpgroup's 64 rows, d in 16-wide steps (a step is a 32-byte
+    // move inside a column block, a column block every 4 steps). The first step sets s
+    // (mma.sync's from +0 but for the sign of a zero, which the softmax's max makes +0).
+    float s[1][8][4];
+    auto scores = [&](int j) {
+      const std::uint32_t k_stage = ((t + j) % S) * L::kKV * 16;
+#pragma unroll
+      for (int kc = 0; kc < D / 16; ++kc) {
+        const std::uint32_t step = (kc % 4) * 32;
+        warpgroup::scores_step<T>(s[0], q_desc.at((kc / 4) * kGroupRows * kBlockBytes + step),
+                                  k_desc.at(k_stage + (kc / 4) * kKeys * kBlockBytes + step),
+                                  kc > 0);
+      }
+      warpgroup::commit();
+    };
+    // acc += P V over tile j: keys in 16-wide steps, all D columns (column blocks kKeys * 128
+    // bytes apart).
+    auto values = [&](int j, const std::uint32_t(&pa)[1][4][4]) {
+      const std::uint32_t v_stage = ((t + j) % S) * L::kKV * 16;
+#pragma unroll
+      for (int c = 0; c < 4; ++c)
+        warpgroup::values_step<T, D>(acc[0], pa[0][c], v_desc.at(v_stage + c * 16 * kBlockBytes),
+                                     true);
+      warpgroup::commit();
+    };
+
+    // Step j issues tile j + 1's scores and tile j's P V together, then runs tile j + 1's
+    // softmax while P V is on the tensor cores (P in two register sets: one read by the MMA in
+    // flight, one written). The same operations per row as the mma.sync blocks: softmax j,
+    // acc * alpha_j, P_j V_j, in tile order.
+    float alpha[2];
+    bool live[2];
+    std::uint32_t pa0[1][4][4], pa1[1][4][4];
+    if (tiles > 0) {
+      tile_in(0);
+      warpgroup::fence();
+      scores(0);
+      warpgroup::wait<0>();
+      warpgroup::pin(s[0]);
+      online_softmax<T, 1>(s, 0, lane, scale_log2, n, cur, alpha, live, pa0);
+    }
+    auto step = [&](int j, const std::uint32_t(&pa_now)[1][4][4],
+                    std::uint32_t(&pa_next)[1][4][4]) {
+      if (j + 1 < tiles) tile_in(j + 1);
+      rescale<1, NB>(acc, alpha);
+      warpgroup::pin(acc[0]);
+      warpgroup::fence();
+      // (past the last tile, tile j's stage again, still held: scores never read; a branch
+      // around wgmma would serialize it, and the next stage may be taking the next turn's keys)
+      scores(j + 1 < tiles ? j + 1 : j);
+      values(j, pa_now);
+      warpgroup::wait<1>();  // tile j + 1's scores
+      warpgroup::pin(s[0]);
+      if (j + 1 < tiles) {
+        const int t0 = (j + 1) * kKeys;
+        if (!splits && t0 % kSplit == 0) {  // a split border: close the split first
+          warpgroup::wait<0>();
+          warpgroup::pin(acc[0]);
+          close_if_border(t0);
+        }
+        online_softmax<T, 1>(s, t0, lane, scale_log2, n, cur, alpha, live, pa_next);
+      }
+      warpgroup::wait<0>();
+      warpgroup::pin(acc[0]);
+      tile_read(j);
+    };
+    for (int j = 0; j < tiles; j += 2) {
+      step(j, pa0, pa1);
+      if (j + 1 < tiles) step(j + 1, pa1, pa0);
+    }
+    if (tiles > 0) queries_read();  // (the copies of the next turn's queries may start)
+    t += tiles;
+
+    const RowEpilogue<BlockRows, 1, NB> epilogue{p, rows, splits, lane, 0};
+    if (splits) {
+      epilogue.partials(acc, cur, n, row);
+    } else {
+      if (rows.end > kSplit) take_merged<kMathThreads, 1, NB>(run_s, mtid, acc, cur, n, rows.end);
+      epilogue.template outputs<T>(acc, cur, row);
+    }
+    turn_done();
   }
-  if (rows_again.end > kSplit)
-    take_merged<kMathThreads, 1, NB>(run_s, mtid, acc, cur, n, rows_again.end);
-  epilogue.template outputs<T>(acc, cur, row);
 #elif defined(__CUDA_ARCH__)
   __trap();  // launched only where attention_warpgroups_available()
 #endif
@@ -284,16 +422,34 @@ Status launch(const AttentionProblem& p, int pack, std::int64_t q_tiles, std::in
   if (const Status s = allow_dynamic_shared_memory(attention_warpgroups<T, D>, bytes);
       s != Status::ok)
     return s;
-  const dim3 grid(static_cast<unsigned>(x), static_cast<unsigned>(p.heads / pack),
-                  static_cast<unsigned>(p.sequences));
-  attention_warpgroups<T, D><<<grid, kBlockThreads, bytes, stream>>>(
-      p, pack, q_tiles, splits, section_pairs(p, pack, splits));
+  // Persistent blocks, one per SM (its registers and shared memory), each taking turns over the
+  // grid of blocks a plain launch would have; else that grid, a turn each.
+  const WorkGrid work{x, p.heads / pack, p.sequences};
+  const std::int64_t total = work.gx * work.gy * work.gz;
+  std::int64_t blocks = std::min<std::int64_t>(total, std::numeric_limits<int>::max());
+  if (p.persistent_blocks > 0) {
+    blocks = std::min(blocks, p.persistent_blocks);
+  } else if (attention_warpgroups_persistent(p)) {
+    int device = 0, sms = 0;
+    if (const cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return cuda_failure(e);
+    if (const cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+        e != cudaSuccess)
+      return cuda_failure(e);
+    blocks = std::min<std::int64_t>(blocks, sms);
+  }
+  attention_warpgroups<T, D><<<static_cast<unsigned>(blocks), kBlockThreads, bytes, stream>>>(
+      p, pack, q_tiles, splits, section_pairs(p, pack, splits), work);
   if (const Status s = launch_status(); s != Status::ok) return s;
   if (splits > 0) launch_split_merge(p, splits, order::kTensorCoreSplitKeys, stream);
   return launch_status();
 }
 
 }  // namespace
+
+bool attention_warpgroups_persistent(const AttentionProblem& p) {
+  const bool ragged = p.kv_offsets != nullptr || p.kv_lengths != nullptr;
+  return (ragged ? p.max_kv_len : p.kv_len) >= 0;
+}
 
 bool attention_warpgroups_available() {
 #if defined(SAMEBITS_HAVE_SM90A)

@@ -55,6 +55,12 @@ AttentionOutputs run(k::AttentionProblem& p, const at::Tensor& q, at::Tensor out
       p.border_workspace = border.mutable_data_ptr<float>();
       p.border_workspace_floats = border_floats;
     }
+    at::Tensor turns;  // the persistent prefill's turn counter, zeroed on the stream
+    if (k::attention_takes_turns(p)) {
+      turns = at::zeros({1}, q.options().dtype(at::kLong));
+      p.turn_counter =
+          reinterpret_cast<unsigned long long*>(turns.mutable_data_ptr<std::int64_t>());
+    }
     check_kernel_status(k::invariant_attention_cuda(p, at::cuda::getCurrentCUDAStream()), op);
   } else {
     TORCH_CHECK(q.is_cpu(), "samebits.", op, " runs on CPU or CUDA tensors, not ", q.device());

@@ -39,4 +39,16 @@ SAMEBITS_ORDER_HD BlockPlace block_place(std::int64_t linear, std::int64_t q_til
   return {pair / head_blocks, pair % head_blocks, r / size};
 }
 
+// A persistent launch (attention_warpgroups.cu): block `block` of `blocks` takes, in its round r,
+// block number r * blocks + lane of the `total` a plain launch would have, lane = block in even
+// rounds and blocks - 1 - block in odd ones, so that no block takes the first (a causal
+// launch's longest) of every round; -1 where that number is past the end. Every number is taken
+// once.
+SAMEBITS_ORDER_HD std::int64_t persistent_turn(std::int64_t block, std::int64_t blocks,
+                                               std::int64_t round, std::int64_t total) {
+  const std::int64_t lane = round % 2 == 0 ? block : blocks - 1 - block;
+  const std::int64_t linear = round * blocks + lane;
+  return linear < total ? linear : -1;
+}
+
 }  // namespace samebits::kernels::attention_launch

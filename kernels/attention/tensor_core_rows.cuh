@@ -195,7 +195,7 @@ struct RowEpilogue {
   template <class RowOf>
   __device__ void partials(const float (&acc)[MT][NB][4], const RowState (&cur)[2 * MT],
                            const int (&n)[2 * MT], RowOf row) const {
-    const std::int64_t s_index = blockIdx.x % splits;
+    const std::int64_t s_index = rows.split;
 #pragma unroll
     for (int k = 0; k < 2 * MT; ++k) {
       if (n[k] == 0) continue;  // no key in this split

@@ -61,30 +61,45 @@ __device__ __forceinline__ int row_of(int warp, int lane, int k) {
 
 // Which rows a block holds: `pack` query heads of one KV group per token (so the group shares
 // each K and V tile), kRows / pack consecutive tokens of one sequence; and the keys it visits,
-// [begin, end): one split in split mode, else all its rows see. Computed from blockIdx alone, so
-// the epilogue recomputes it rather than keep it in registers through the loop.
+// [begin, end): one split (number `split`) in split mode, else all its rows see. Computed from
+// the block's place in the launch's grid alone, so the epilogue may recompute it rather than
+// keep it in registers through the loop.
 struct BlockRows {
-  std::int64_t b, first, q_len, head0, g, begin, end;
+  std::int64_t b, first, q_len, head0, g, begin, end, split;
   int pack;
   __device__ std::int64_t token(int r) const { return first + r / pack; }
   __device__ std::int64_t head(int r) const { return head0 + r % pack; }
 };
 
+// A block of the launch's grid: its coordinates and the grid's size. A persistent launch's block
+// stands for several of these in turn (attention_warpgroups.cu); any other block is its own.
+struct GridBlock {
+  std::int64_t x, y, z, gx, gy, gz;
+};
+__device__ inline GridBlock this_block() {
+  return {blockIdx.x, blockIdx.y, blockIdx.z, gridDim.x, gridDim.y, gridDim.z};
+}
+// Block `linear` of a grid of gx * gy * gz blocks, x fastest.
+__device__ inline GridBlock grid_block(std::int64_t linear, std::int64_t gx, std::int64_t gy,
+                                       std::int64_t gz) {
+  return {linear % gx, linear / gx % gy, linear / (gx * gy), gx, gy, gz};
+}
+
 // Launch order only (launch_order.h): the plain order in split mode or with `section` = 0.
 __device__ inline attention_launch::BlockPlace block_place(std::int64_t q_tiles,
                                                            std::int64_t splits,
-                                                           std::int64_t section) {
-  if (splits) return {blockIdx.z, blockIdx.y, blockIdx.x / splits};
-  const std::int64_t linear =
-      (static_cast<std::int64_t>(blockIdx.z) * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
-  return attention_launch::block_place(linear, q_tiles, gridDim.y, gridDim.z, section);
+                                                           std::int64_t section,
+                                                           const GridBlock& at) {
+  if (splits) return {at.z, at.y, at.x / splits};
+  const std::int64_t linear = (at.z * at.gy + at.y) * at.gx + at.x;
+  return attention_launch::block_place(linear, q_tiles, at.gy, at.gz, section);
 }
 
 template <int Rows>
 __device__ BlockRows block_rows_of(const AttentionProblem& p, int pack, std::int64_t q_tiles,
-                                   std::int64_t splits, std::int64_t section = 0) {
+                                   std::int64_t splits, std::int64_t section, const GridBlock& at) {
   BlockRows rows;
-  const attention_launch::BlockPlace place = block_place(q_tiles, splits, section);
+  const attention_launch::BlockPlace place = block_place(q_tiles, splits, section, at);
   rows.b = place.b;
   rows.pack = pack;
   rows.first = place.tile * (Rows / pack);
@@ -93,11 +108,12 @@ __device__ BlockRows block_rows_of(const AttentionProblem& p, int pack, std::int
   rows.g = rows.head0 / (p.heads / p.kv_heads);
   rows.begin = 0;
   rows.end = 0;
+  rows.split = splits ? at.x % splits : 0;
   if (rows.first >= rows.q_len) return rows;
   const std::int64_t last = min(rows.first + Rows / pack, rows.q_len) - 1;
   rows.end = layout::visible_keys(p, rows.b, last);
   if (splits) {
-    rows.begin = static_cast<std::int64_t>(blockIdx.x % splits) * order::kTensorCoreSplitKeys;
+    rows.begin = rows.split * order::kTensorCoreSplitKeys;
     rows.end = min(rows.end, rows.begin + order::kTensorCoreSplitKeys);
   }
   return rows;
@@ -105,7 +121,7 @@ __device__ BlockRows block_rows_of(const AttentionProblem& p, int pack, std::int
 template <int MT, int CG>
 __device__ BlockRows block_rows(const AttentionProblem& p, int pack, std::int64_t q_tiles,
                                 std::int64_t splits) {
-  return block_rows_of<kRows<MT, CG>>(p, pack, q_tiles, splits);
+  return block_rows_of<kRows<MT, CG>>(p, pack, q_tiles, splits, 0, this_block());
 }
 
 // What the tile copies need, in shared memory (read once per tile, not held in registers).

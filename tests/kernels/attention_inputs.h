@@ -70,12 +70,15 @@ struct AttentionResult {
 
 // page_size 0: keys packed with offsets; else a paged cache of that page size whose pages are
 // handed out in a shuffled order (seeded), with `spare_pages` unused pages mixed in. The twin
-// (cuda false) always follows the exact order; on CUDA `algorithm` picks the kernel.
+// (cuda false) always follows the exact order; on CUDA `algorithm` picks the kernel, and
+// persistent_blocks (> 0) caps the wgmma prefill's persistent blocks, which take their turns from a
+// counter with turn_counter, else in a static order.
 inline AttentionResult run_attention(
     const AttentionShape& s, const std::vector<SequenceCall>& calls, bool cuda,
     std::int64_t page_size = 0, std::uint64_t page_seed = 1, bool split_warps = false,
     kernels::AttentionAlgorithm algorithm = kernels::AttentionAlgorithm::exact,
-    bool border_workspace = false, bool warpgroup_mma = true) {
+    bool border_workspace = false, bool warpgroup_mma = true, std::int64_t persistent_blocks = 0,
+    bool turn_counter = false) {
   namespace k = kernels;
   std::vector<std::int64_t> q_offsets{0}, kv_offsets{0}, kv_lengths;
   std::vector<at::Tensor> qs, ks, vs;
@@ -137,6 +140,12 @@ inline AttentionResult run_attention(
   p.dtype = s.dtype == at::kBFloat16 ? k::DType::bf16 : k::DType::f16;
   p.algorithm = algorithm;
   p.warpgroup_mma = warpgroup_mma;
+  p.persistent_blocks = persistent_blocks;
+  at::Tensor turns;
+  if (turn_counter && cuda) {
+    turns = at::zeros({1}, at::device(at::kCUDA).dtype(at::kLong));
+    p.turn_counter = reinterpret_cast<unsigned long long*>(turns.mutable_data_ptr<std::int64_t>());
+  }
   p.sequences = static_cast<std::int64_t>(calls.size());
   p.heads = s.heads;
   p.kv_heads = s.kv_heads;

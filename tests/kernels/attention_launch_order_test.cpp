@@ -1,6 +1,7 @@
 // The tensor-core attention's launch order (launch_order.h): every block number holds one
 // (sequence, head block, tile) and each is held once; the plain order as the kernels had it; and
-// a sectioned causal launch that ends on its shortest blocks.
+// a sectioned causal launch that ends on its shortest blocks; a persistent launch's turns take
+// every block once.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -20,6 +21,7 @@ namespace attention_launch_order_test_file {
 
 using kernels::attention_launch::block_place;
 using kernels::attention_launch::BlockPlace;
+using kernels::attention_launch::persistent_turn;
 
 struct Launch {
   std::int64_t q_tiles, head_blocks, sequences, section;
@@ -102,6 +104,33 @@ TEST(LaunchOrderPlain, SectionsDiffer) {
     differ += a.b != b.b || a.head_block != b.head_block || a.tile != b.tile;
   }
   EXPECT_GT(differ, 0);
+}
+
+// Persistent blocks take every block number of a plain launch once, whatever the two counts
+// (fewer blocks than numbers, more, one); a round's numbers are its blocks' and in odd rounds
+// the first of them goes to the last block.
+TEST(PersistentTurns, EveryBlockNumberOnceWhateverTheCounts) {
+  for (const std::int64_t blocks : {1, 3, 132}) {
+    for (const std::int64_t total : {1, 2, 131, 132, 133, 4096, 4097}) {
+      std::set<std::int64_t> seen;
+      for (std::int64_t block = 0; block < blocks; ++block) {
+        for (std::int64_t round = 0; round * blocks < total; ++round) {
+          const std::int64_t n = persistent_turn(block, blocks, round, total);
+          if (n < 0) continue;
+          ASSERT_TRUE(n >= round * blocks && n < (round + 1) * blocks && n < total)
+              << blocks << " blocks, " << total << " in all: block " << block << " round " << round
+              << " took " << n;
+          ASSERT_TRUE(seen.insert(n).second) << "number " << n << " taken twice";
+        }
+      }
+      EXPECT_EQ(static_cast<std::int64_t>(seen.size()), total) << blocks << " blocks";
+    }
+  }
+  EXPECT_EQ(persistent_turn(0, 132, 0, 4096), 0);
+  EXPECT_EQ(persistent_turn(131, 132, 1, 4096), 132);
+  EXPECT_EQ(persistent_turn(0, 132, 1, 4096), 263);
+  EXPECT_EQ(persistent_turn(0, 132, 31, 4096), -1);  // round 31 holds 4092..4095: blocks 128..131
+  EXPECT_EQ(persistent_turn(131, 132, 31, 4096), 4092);
 }
 
 }  // namespace attention_launch_order_test_file

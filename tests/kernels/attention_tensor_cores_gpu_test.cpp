@@ -3,6 +3,7 @@
 // neighbours of other lengths, chunked, in decode, paged, split over blocks and on another stream.
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
+#include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -138,6 +139,24 @@ TEST_P(TensorCoreAttentionBound, WithinTheBoundOfAFloat64Reference) {
   const AttentionResult sync_border = on_tensor_cores(s, calls, c.page_size, false, true, false);
   EXPECT_TRUE(same_bits(got.out, sync_border.out)) << "mma.sync prefill, border workspace";
   EXPECT_TRUE(same_bits(got.lse, sync_border.lse)) << "mma.sync prefill, border workspace";
+  // Three persistent wgmma blocks taking every turn (tiles of one turn after another's in the
+  // same stages, idle warpgroups and keyless turns among them): the same bits.
+  const AttentionResult few = run_attention(s, calls, true, c.page_size, 1, false, kTensorCores,
+                                            false, true, /*persistent_blocks=*/3);
+  EXPECT_TRUE(same_bits(got.out, few.out)) << "three persistent blocks";
+  EXPECT_TRUE(same_bits(got.lse, few.lse)) << "three persistent blocks";
+  const AttentionResult counted = run_attention(s, calls, true, c.page_size, 1, false, kTensorCores,
+                                                false, true, 3, /*turn_counter=*/true);
+  EXPECT_TRUE(same_bits(got.out, counted.out)) << "three persistent blocks, turns by a counter";
+  EXPECT_TRUE(same_bits(got.lse, counted.lse)) << "three persistent blocks, turns by a counter";
+  // (the default launch here, 4097 keys, is the plain grid, a turn per block)
+  int device = 0, sms = 0;
+  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), cudaSuccess);
+  const AttentionResult every_sm =
+      run_attention(s, calls, true, c.page_size, 1, false, kTensorCores, false, true, sms, true);
+  EXPECT_TRUE(same_bits(got.out, every_sm.out)) << "a block per SM, turns by a counter";
+  EXPECT_TRUE(same_bits(got.lse, every_sm.lse)) << "a block per SM, turns by a counter";
   // Prefill blocks on mma.sync rather than wgmma (Hopper): the same bits.
   const AttentionResult on_sync = on_tensor_cores(s, calls, c.page_size, false, false, false);
   EXPECT_TRUE(same_bits(got.out, on_sync.out)) << "mma.sync prefill";

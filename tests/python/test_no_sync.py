@@ -242,6 +242,28 @@ def test_attention_captures_replay_eager_bits():
     assert status.item() == 0
 
 
+def test_dense_prefill_replays_follow_inputs_written_in_place():
+    """The dense prefill runs persistent blocks that take turns from a counter the op zeroes on
+    the stream: each replay must zero it again, or its blocks find no turn left and leave the
+    outputs as they were. So replay several times, with new queries and keys written in place,
+    each against an eager call; the control is that the outputs did change."""
+    g = torch.Generator().manual_seed(13)
+    q, k, v = bf16(g, 2, 8, 300, 128), bf16(g, 2, 2, 300, 128), bf16(g, 2, 2, 300, 128)
+    graph, captured = capture(lambda: samebits.attention(q, k, v))
+    previous = None
+    for step in range(3):
+        q.copy_(torch.randn(q.shape, generator=g))
+        k.copy_(torch.randn(k.shape, generator=g))
+        graph.replay()
+        eager = samebits.attention(q, k, v)
+        torch.cuda.synchronize()
+        assert same_bits(captured.out, eager.out), f"replay {step}: out"
+        assert same_bits(captured.lse, eager.lse), f"replay {step}: lse"
+        if previous is not None:
+            assert not same_bits(captured.out, previous), f"replay {step}: nothing changed"
+        previous = captured.out.clone()
+
+
 def test_paged_decode_captured_once_follows_metadata_written_in_place():
     """An engine's decode loop: one capture with k_new/v_new, then per step new lengths, a new
     block table and new tokens written into the captured tensors. Each replay equals an eager call
