@@ -149,7 +149,7 @@ TEST_P(TensorCoreAttentionBound, WithinTheBoundOfAFloat64Reference) {
                                                 false, true, 3, /*turn_counter=*/true);
   EXPECT_TRUE(same_bits(got.out, counted.out)) << "three persistent blocks, turns by a counter";
   EXPECT_TRUE(same_bits(got.lse, counted.lse)) << "three persistent blocks, turns by a counter";
-  // (the default launch here, 4097 keys, is the plain grid, a turn per block)
+  // (the default launch here is persistent too, a block per SM in the static order: no counter)
   int device = 0, sms = 0;
   ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
   ASSERT_EQ(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), cudaSuccess);
