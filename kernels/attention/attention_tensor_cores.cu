@@ -248,10 +248,8 @@ __global__ void __launch_bounds__(kThreads, 2)
     epilogue.partials(acc, cur, n, row);
     return;
   }
-  // Whole mode: close the last split if the block had several, then step 4.
-  if (rows_again.end > kSplit)
-    take_merged<kThreads, MT, NB>(run_s, tid, acc, cur, n, rows_again.end);
-  epilogue.template outputs<T>(acc, cur, row);
+  // Whole mode: step 4, the last split merged onto the earlier ones where the block had several.
+  epilogue.template whole<T, kThreads>(run_s, tid, acc, cur, n, row);
 }
 
 // Query heads per token in a block of `rows` rows: the whole KV group when it divides them.

@@ -129,6 +129,18 @@ __device__ inline int tiles_of(const BlockRows& rows) {
   return rows.begin < rows.end ? static_cast<int>((rows.end - rows.begin + kKeys - 1) / kKeys) : 0;
 }
 
+// Where tile t of a block's turns is: stage t % S of the K/V ring, whose barriers are in phase
+// (t / S) & 1 while it holds the tile. Stepped from tile to tile, not divided each time.
+template <int S>
+struct Slot {
+  int stage;
+  unsigned phase;
+  __device__ static Slot of(int t) { return {t % S, static_cast<unsigned>(t / S) & 1u}; }
+  __device__ Slot next() const {
+    return stage + 1 == S ? Slot{0, phase ^ 1u} : Slot{stage + 1, phase};
+  }
+};
+
 // The copying warpgroup, over the block's turns: a turn's queries with its tile 0 (once the
 // computing warps have issued their last MMA on the previous turn's queries: `q_empty`), then its
 // tile j into stage (t + j) % S once the stage's previous tile has been read, t the tiles of the
@@ -146,6 +158,7 @@ __device__ void copy_tiles(const AttentionProblem& p, int pack, std::int64_t q_t
   const auto slot_full = static_cast<std::uint32_t>(__cvta_generic_to_shared(slots.full));
   const auto slot_empty = static_cast<std::uint32_t>(__cvta_generic_to_shared(slots.empty));
   int t = 0, loads = 0;  // tiles and query tiles copied so far
+  Slot<S> at{0, 0u};     // tile t's
   for (int k = 0;; ++k) {
     if (tid == 0) {  // the next turn, for the copying threads and the computing warps
       const Turn next = turns.next();
@@ -165,14 +178,14 @@ __device__ void copy_tiles(const AttentionProblem& p, int pack, std::int64_t q_t
     const std::int32_t* table =
         p.block_table ? p.block_table + src.b * p.block_table_stride : nullptr;
     // Tile 0 with the queries, then the rest (the rows no longer needed).
-    if (t >= S) warpgroup::barrier_wait(empty + (t % S) * 8, (t / S + 1) & 1);
+    if (t >= S) warpgroup::barrier_wait(empty + at.stage * 8, at.phase ^ 1u);
     if (loads > 0) warpgroup::barrier_wait(q_empty, (loads - 1) & 1);
     Loader<L>{p, src, q_s, k_s, v_s, tid}.queries(rows);
     ++loads;
-    for (int j = 0; j < tiles; ++j, ++t) {
-      if (j > 0 && t >= S) warpgroup::barrier_wait(empty + (t % S) * 8, (t / S + 1) & 1);
-      producer.tile(j, t % S, table);
-      warpgroup::barrier_arrive_on_copies(full + (t % S) * 8);
+    for (int j = 0; j < tiles; ++j, ++t, at = at.next()) {
+      if (j > 0 && t >= S) warpgroup::barrier_wait(empty + at.stage * 8, at.phase ^ 1u);
+      producer.tile(j, at.stage, table);
+      warpgroup::barrier_arrive_on_copies(full + at.stage * 8);
     }
   }
   asm volatile("cp.async.wait_all;\n" ::: "memory");
@@ -237,13 +250,13 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   auto row = [&](int k) { return warp * 16 + lane / 4 + 8 * k; };
 
   int t = 0;  // tiles of the block's earlier turns: tile j of this one is the block's t + j
-  auto tile_in = [&](int j) {  // tile j has landed; then visible to wgmma (written by cp.async)
-    warpgroup::barrier_wait(full + ((t + j) % S) * 8, ((t + j) / S) & 1);
+  auto tile_in = [&](Slot<S> at) {  // its tile has landed; then visible to wgmma (cp.async's)
+    warpgroup::barrier_wait(full + at.stage * 8, at.phase);
     warpgroup::fence_async_shared();
   };
-  auto tile_read = [&](int j) {  // the warp's MMAs on tile j have completed
+  auto tile_read = [&](Slot<S> at) {  // the warp's MMAs on its tile have completed
     __syncwarp();
-    if (lane == 0) warpgroup::barrier_arrive(empty + ((t + j) % S) * 8);
+    if (lane == 0) warpgroup::barrier_arrive(empty + at.stage * 8);
   };
   auto queries_read = [&] {  // the warp's MMAs on the turn's queries have completed
     __syncwarp();
@@ -270,9 +283,10 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     // A warpgroup whose rows are all missing (the second, at a sequence's end) computes nothing
     // but gives each tile back, as the barriers count on.
     if (rows.token(64 * group) >= rows.q_len) {
-      for (int j = 0; j < tiles; ++j) {
-        tile_in(j);
-        tile_read(j);
+      Slot<S> at = Slot<S>::of(t);
+      for (int j = 0; j < tiles; ++j, at = at.next()) {
+        tile_in(at);
+        tile_read(at);
       }
       if (tiles > 0) queries_read();
       t += tiles;
@@ -311,8 +325,8 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     // move inside a column block, a column block every 4 steps). The first step sets s
     // (mma.sync's from +0 but for the sign of a zero, which the softmax's max makes +0).
     float s[1][8][4];
-    auto scores = [&](int j) {
-      const std::uint32_t k_stage = ((t + j) % S) * L::kKV * 16;
+    auto scores = [&](Slot<S> at) {
+      const std::uint32_t k_stage = at.stage * L::kKV * 16;
 #pragma unroll
       for (int kc = 0; kc < D / 16; ++kc) {
         const std::uint32_t step = (kc % 4) * 32;
@@ -324,8 +338,8 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     };
     // acc += P V over tile j: keys in 16-wide steps, all D columns (column blocks kKeys * 128
     // bytes apart).
-    auto values = [&](int j, const std::uint32_t(&pa)[1][4][4]) {
-      const std::uint32_t v_stage = ((t + j) % S) * L::kKV * 16;
+    auto values = [&](Slot<S> at, const std::uint32_t(&pa)[1][4][4]) {
+      const std::uint32_t v_stage = at.stage * L::kKV * 16;
 #pragma unroll
       for (int c = 0; c < 4; ++c)
         warpgroup::values_step<T, D>(acc[0], pa[0][c], v_desc.at(v_stage + c * 16 * kBlockBytes),
@@ -340,24 +354,27 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     float alpha[2];
     bool live[2];
     std::uint32_t pa0[1][4][4], pa1[1][4][4];
+    const Slot<S> first = Slot<S>::of(t);
     if (tiles > 0) {
-      tile_in(0);
+      tile_in(first);
       warpgroup::fence();
-      scores(0);
+      scores(first);
       warpgroup::wait<0>();
       warpgroup::pin(s[0]);
       online_softmax<T, 1>(s, 0, lane, scale_log2, n, cur, alpha, live, pa0);
     }
-    auto step = [&](int j, const std::uint32_t(&pa_now)[1][4][4],
+    // (`here` is tile j's slot; the step returns tile j + 1's)
+    auto step = [&](int j, Slot<S> here, const std::uint32_t(&pa_now)[1][4][4],
                     std::uint32_t(&pa_next)[1][4][4]) {
-      if (j + 1 < tiles) tile_in(j + 1);
+      const Slot<S> there = here.next();
+      if (j + 1 < tiles) tile_in(there);
       rescale<1, NB>(acc, alpha);
       warpgroup::pin(acc[0]);
       warpgroup::fence();
       // (past the last tile, tile j's stage again, still held: scores never read; a branch
       // around wgmma would serialize it, and the next stage may be taking the next turn's keys)
-      scores(j + 1 < tiles ? j + 1 : j);
-      values(j, pa_now);
+      scores(j + 1 < tiles ? there : here);
+      values(here, pa_now);
       warpgroup::wait<1>();  // tile j + 1's scores
       warpgroup::pin(s[0]);
       if (j + 1 < tiles) {
@@ -371,11 +388,13 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
       }
       warpgroup::wait<0>();
       warpgroup::pin(acc[0]);
-      tile_read(j);
+      tile_read(here);
+      return there;
     };
+    Slot<S> at = first;
     for (int j = 0; j < tiles; j += 2) {
-      step(j, pa0, pa1);
-      if (j + 1 < tiles) step(j + 1, pa1, pa0);
+      at = step(j, at, pa0, pa1);
+      if (j + 1 < tiles) at = step(j + 1, at, pa1, pa0);
     }
     if (tiles > 0) queries_read();  // (the copies of the next turn's queries may start)
     t += tiles;
@@ -384,8 +403,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     if (splits) {
       epilogue.partials(acc, cur, n, row);
     } else {
-      if (rows.end > kSplit) take_merged<kMathThreads, 1, NB>(run_s, mtid, acc, cur, n, rows.end);
-      epilogue.template outputs<T>(acc, cur, row);
+      epilogue.template whole<T, kMathThreads>(run_s, mtid, acc, cur, n, row);
     }
     turn_done();
   }

@@ -30,7 +30,10 @@ struct RowState {
 // input type, comes out as the A operand of 4 MMA steps of 16 keys; alpha and live per row. s is
 // only read (the wgmma kernel's next scores may be landing in registers the compiler pairs with
 // it). Per score, in the common case (every key visible, a row's max moved by less than the
-// slack): a max, a fused multiply-add, the SFU's exp2 and an add.
+// slack): a max, a fused multiply-add, the SFU's exp2 and an add. The thread's rows go through
+// each phase together, on one path chosen for the warp (every key of every row visible, or the
+// masked path that gives the same values for all), so that their chains of dependent
+// instructions interleave; a row's max is a tree (a max is exact, so its order changes nothing).
 template <DType T, int MT>
 __device__ __forceinline__ void online_softmax(const float (&s)[MT][8][4], int t0, int lane,
                                                float scale_log2, const int (&n)[2 * MT],
@@ -38,69 +41,109 @@ __device__ __forceinline__ void online_softmax(const float (&s)[MT][8][4], int t
                                                bool (&live)[2 * MT],
                                                std::uint32_t (&pa)[MT][4][4]) {
   constexpr int kKeys = static_cast<int>(order::kKeyTile);
-  // Rounding is monotonic, so for a positive scale (the only kind the tensor cores take:
-  // attention_tensor_cores_supported) the largest rounded product is the largest score's product:
-  // one multiply per row instead of one per score.
   float x[MT][8][4];  // the probabilities
 #pragma unroll
-  for (int k = 0; k < 2 * MT; ++k) {
-    const float(&sk)[8][4] = s[k / 2];
-    float(&xk)[8][4] = x[k / 2];
-    const int h = 2 * (k % 2);
-    const int left = n[k] - t0;
-    const int visible = left <= 0 ? 0 : (left >= kKeys ? kKeys : left);
-    live[k] = visible > 0;
-    auto seen = [&](int nb, int e) { return nb * 8 + 2 * (lane % 4) + e < visible; };
-    float top = -INFINITY;   // the largest visible score
-    if (visible == kKeys) {  // (the same value, without the mask's selects)
+  for (int mt = 0; mt < MT; ++mt) {  // the rows of an m16 tile: rows 2 mt (h = 0) and 2 mt + 1
+    const float(&sm)[8][4] = s[mt];
+    float(&xm)[8][4] = x[mt];
+    int visible[2];
+    bool every = true;  // every key of both rows visible
 #pragma unroll
-      for (int nb = 0; nb < 8; ++nb)
+    for (int r = 0; r < 2; ++r) {
+      const int k = 2 * mt + r, left = n[k] - t0;
+      visible[r] = left <= 0 ? 0 : (left >= kKeys ? kKeys : left);
+      live[k] = visible[r] > 0;
+      every = every && visible[r] == kKeys;
+    }
+    const bool whole = __all_sync(kFull, every);  // (the warp's path)
+    auto seen = [&](int r, int nb, int e) { return nb * 8 + 2 * (lane % 4) + e < visible[r]; };
+
+    // The largest visible score of each row (-inf where none is, NaN ignored).
+    float top[2];
+    if (whole) {
 #pragma unroll
-        for (int e = 0; e < 2; ++e) top = fmaxf(top, sk[nb][h + e]);
+      for (int r = 0; r < 2; ++r) {
+        float m8[8];
+#pragma unroll
+        for (int nb = 0; nb < 8; ++nb) m8[nb] = fmaxf(sm[nb][2 * r], sm[nb][2 * r + 1]);
+#pragma unroll
+        for (int w = 4; w >= 1; w /= 2)
+#pragma unroll
+          for (int i = 0; i < w; ++i) m8[i] = fmaxf(m8[i], m8[i + w]);
+        top[r] = fmaxf(m8[0], -INFINITY);  // (all NaN: -inf, as the masked path gives)
+      }
     } else {
 #pragma unroll
-      for (int nb = 0; nb < 8; ++nb)
+      for (int r = 0; r < 2; ++r) {
+        top[r] = -INFINITY;
 #pragma unroll
-        for (int e = 0; e < 2; ++e)
-          if (seen(nb, e)) top = fmaxf(top, sk[nb][h + e]);
+        for (int nb = 0; nb < 8; ++nb)
+#pragma unroll
+          for (int e = 0; e < 2; ++e)
+            if (seen(r, nb, e)) top[r] = fmaxf(top[r], sm[nb][2 * r + e]);
+      }
     }
-    float tile_max = top * scale_log2;  // max over the visible c of round(S[c] * scale_log2)
-    tile_max = fmaxf(tile_max, __shfl_xor_sync(kFull, tile_max, 1));
-    tile_max = fmaxf(tile_max, __shfl_xor_sync(kFull, tile_max, 2));
+    // Rounding is monotonic, so for a positive scale (the only kind the tensor cores take:
+    // attention_tensor_cores_supported) the largest rounded product is the largest score's
+    // product: one multiply per row instead of one per score. Then the quad's max.
+    float tile_max[2];
+#pragma unroll
+    for (int r = 0; r < 2; ++r) tile_max[r] = top[r] * scale_log2;
+#pragma unroll
+    for (int r = 0; r < 2; ++r)
+      tile_max[r] = fmaxf(tile_max[r], __shfl_xor_sync(kFull, tile_max[r], 1));
+#pragma unroll
+    for (int r = 0; r < 2; ++r)
+      tile_max[r] = fmaxf(tile_max[r], __shfl_xor_sync(kFull, tile_max[r], 2));
     // The row's m moves only past the slack (else P's exponents stay within it, and acc and l
     // need no rescale: alpha = 1).
-    const float top_all = fmaxf(cur[k].m, tile_max) + 0.0f;
-    const bool moved = top_all > cur[k].m + order::kTensorCoreMaxSlack;
-    const float m_new = moved ? top_all : cur[k].m;
-    const bool none = m_new == -INFINITY;
-    alpha[k] = moved ? exp2_mufu(cur[k].m - m_new) : 1.0f;
-    const float neg_m = -m_new;
-    if (visible == kKeys && !none) {  // (the same values, without the selects)
+    float m_new[2], neg_m[2];
+    bool none[2];
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      const int k = 2 * mt + r;
+      const float top_all = fmaxf(cur[k].m, tile_max[r]) + 0.0f;
+      const bool moved = top_all > cur[k].m + order::kTensorCoreMaxSlack;
+      m_new[r] = moved ? top_all : cur[k].m;
+      none[r] = m_new[r] == -INFINITY;
+      alpha[k] = moved ? exp2_mufu(cur[k].m - m_new[r]) : 1.0f;
+      neg_m[r] = -m_new[r];
+    }
+    if (whole && !__any_sync(kFull, none[0] || none[1])) {  // (the same values, no selects)
 #pragma unroll
       for (int nb = 0; nb < 8; ++nb)
 #pragma unroll
-        for (int e = 0; e < 2; ++e)
-          xk[nb][h + e] = exp2_mufu(fmaf(sk[nb][h + e], scale_log2, neg_m));
+        for (int e = 0; e < 4; ++e)
+          xm[nb][e] = exp2_mufu(fmaf(sm[nb][e], scale_log2, neg_m[e / 2]));
     } else {
 #pragma unroll
       for (int nb = 0; nb < 8; ++nb)
 #pragma unroll
-        for (int e = 0; e < 2; ++e) {
-          const float v = exp2_mufu(fmaf(sk[nb][h + e], scale_log2, neg_m));
-          xk[nb][h + e] = !none && seen(nb, e) ? v : 0.0f;
+        for (int e = 0; e < 4; ++e) {
+          const float v = exp2_mufu(fmaf(sm[nb][e], scale_log2, neg_m[e / 2]));
+          xm[nb][e] = !none[e / 2] && seen(e / 2, nb, e % 2) ? v : 0.0f;
         }
     }
-    float sum = 0.0f;
+    float sum[2];
 #pragma unroll
-    for (int nb = 0; nb < 8; ++nb) {
-      const float leaf = xk[nb][h] + xk[nb][h + 1];
-      sum = nb == 0 ? leaf : sum + leaf;
+    for (int r = 0; r < 2; ++r) {
+#pragma unroll
+      for (int nb = 0; nb < 8; ++nb) {
+        const float leaf = xm[nb][2 * r] + xm[nb][2 * r + 1];
+        sum[r] = nb == 0 ? leaf : sum[r] + leaf;
+      }
     }
-    sum = sum + __shfl_xor_sync(kFull, sum, 1);
-    sum = sum + __shfl_xor_sync(kFull, sum, 2);
-    if (live[k]) {
-      cur[k].l = fmaf(cur[k].l, alpha[k], sum);
-      cur[k].m = m_new;
+#pragma unroll
+    for (int r = 0; r < 2; ++r) sum[r] = sum[r] + __shfl_xor_sync(kFull, sum[r], 1);
+#pragma unroll
+    for (int r = 0; r < 2; ++r) sum[r] = sum[r] + __shfl_xor_sync(kFull, sum[r], 2);
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      const int k = 2 * mt + r;
+      if (live[k]) {
+        cur[k].l = fmaf(cur[k].l, alpha[k], sum[r]);
+        cur[k].m = m_new[r];
+      }
     }
   }
 #pragma unroll
@@ -181,6 +224,40 @@ __device__ void close_split(float* __restrict__ run_s, int tid, float (&acc)[MT]
   }
 }
 
+// Whole mode, a block whose keys crossed a split border: the state of all its splits, its last
+// split (acc, cur) merged onto the earlier ones' (as close_split would) in registers, into
+// `merged` and `mcur`: nothing is stored, and acc stays where its MMAs write it.
+template <int Threads, int MT, int NB>
+__device__ __forceinline__ void merge_last(const float* __restrict__ run_s, int tid,
+                                           const float (&acc)[MT][NB][4],
+                                           const RowState (&cur)[2 * MT], const int (&n)[2 * MT],
+                                           std::int64_t end, float (&merged)[MT][NB][4],
+                                           RowState (&mcur)[2 * MT]) {
+  const int split_begin =
+      static_cast<int>((end - 1) / order::kTensorCoreSplitKeys * order::kTensorCoreSplitKeys);
+  const float* __restrict__ run_ml = run_s + MT * NB * 4 * Threads;
+  order::MergeFactors f[2 * MT];
+  bool has[2 * MT];
+#pragma unroll
+  for (int k = 0; k < 2 * MT; ++k) {
+    has[k] = n[k] > split_begin;  // else the row has no key in the last split
+    float m = run_ml[(2 * k) * Threads + tid], l = run_ml[(2 * k + 1) * Threads + tid];
+    f[k] = {1.0f, 1.0f};
+    if (has[k]) f[k] = order::merge_factors(m, l, cur[k].m, cur[k].l);
+    mcur[k] = RowState{m, l};
+  }
+#pragma unroll
+  for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+    for (int nb = 0; nb < NB; ++nb)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int k = 2 * mt + e / 2;
+        const float old = run_s[((mt * NB + nb) * 4 + e) * Threads + tid];
+        merged[mt][nb][e] = has[k] ? order::merge_acc(old, acc[mt][nb][e], f[k]) : old;
+      }
+}
+
 // The rows a block holds and the keys it visits (BlockRows in tensor_core_tiles.cuh), as the
 // epilogue needs them.
 template <class Rows, int MT, int NB>
@@ -239,6 +316,21 @@ struct RowEpilogue {
     }
   }
 
+  // Whole mode: step 4 after the last split is merged onto the earlier ones, where the block's
+  // keys crossed a split border (the earlier splits' state in run_s, as close_split left it).
+  template <DType T, int Threads, class RowOf>
+  __device__ void whole(const float* __restrict__ run_s, int tid, const float (&acc)[MT][NB][4],
+                        const RowState (&cur)[2 * MT], const int (&n)[2 * MT], RowOf row) const {
+    if (rows.end > order::kTensorCoreSplitKeys) {
+      float merged[MT][NB][4];
+      RowState mcur[2 * MT];
+      merge_last<Threads, MT, NB>(run_s, tid, acc, cur, n, rows.end, merged, mcur);
+      outputs<T>(merged, mcur, row);
+    } else {
+      outputs<T>(acc, cur, row);
+    }
+  }
+
   template <DType T, class RowOf, class Divide>
   __device__ void store(const float (&acc)[MT][NB][4], const RowState (&cur)[2 * MT], RowOf row,
                         Divide divide) const {
@@ -268,25 +360,5 @@ struct RowEpilogue {
     }
   }
 };
-
-// Whole mode: the merged partial of every split when the block's keys crossed a split border
-// (the last split closed first), read back into the thread's registers.
-template <int Threads, int MT, int NB>
-__device__ void take_merged(float* __restrict__ run_s, int tid, float (&acc)[MT][NB][4],
-                            RowState (&cur)[2 * MT], const int (&n)[2 * MT], std::int64_t end) {
-  close_split<Threads, MT, NB>(
-      run_s, tid, acc, cur, n,
-      static_cast<int>((end - 1) / order::kTensorCoreSplitKeys * order::kTensorCoreSplitKeys));
-#pragma unroll
-  for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-    for (int nb = 0; nb < NB; ++nb)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) acc[mt][nb][e] = run_s[((mt * NB + nb) * 4 + e) * Threads + tid];
-  const float* run_ml = run_s + MT * NB * 4 * Threads;
-#pragma unroll
-  for (int k = 0; k < 2 * MT; ++k)
-    cur[k] = RowState{run_ml[(2 * k) * Threads + tid], run_ml[(2 * k + 1) * Threads + tid]};
-}
 
 }  // namespace samebits::kernels::tensor_core
