@@ -9,6 +9,7 @@
 #include "kernels/attention/tensor_core_tiles.cuh"
 #include "kernels/attention/tile_producer.cuh"
 #include "kernels/common/cuda_status.h"
+#include "kernels/common/occupancy.h"
 #include "kernels/common/shared_memory.h"
 #include "kernels/common/stage_barriers.cuh"
 #include "kernels/common/warpgroup_instructions.cuh"
@@ -448,12 +449,9 @@ Status launch(const AttentionProblem& p, int pack, std::int64_t q_tiles, std::in
   if (p.persistent_blocks > 0) {
     blocks = std::min(blocks, p.persistent_blocks);
   } else if (attention_warpgroups_persistent(p)) {
-    int device = 0, sms = 0;
-    if (const cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return cuda_failure(e);
-    if (const cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-        e != cudaSuccess)
-      return cuda_failure(e);
-    blocks = std::min<std::int64_t>(blocks, sms);
+    // (asked of the driver once per device; were it to fail, the plain grid: the same bits, and
+    // the launch reports the error)
+    if (const int sms = multiprocessors(); sms > 0) blocks = std::min<std::int64_t>(blocks, sms);
   }
   attention_warpgroups<T, D><<<static_cast<unsigned>(blocks), kBlockThreads, bytes, stream>>>(
       p, pack, q_tiles, splits, section_pairs(p, pack, splits), work);
