@@ -194,10 +194,8 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   const auto full = static_cast<std::uint32_t>(__cvta_generic_to_shared(stage_full));
   const auto empty = static_cast<std::uint32_t>(__cvta_generic_to_shared(stage_empty));
   if (tid == 0) {
-    for (int s = 0; s < kStages; ++s) {
-      warpgroup::barrier_init(full + s * 8, kCopyThreads);
-      warpgroup::barrier_init(empty + s * 8, second_idle ? 4 : 8);  // computing warps
-    }
+    const unsigned readers = second_idle ? 4 : 8;  // the computing warps
+    warpgroup::init_stages(full, empty, kStages, kCopyThreads, readers);
   }
   __syncthreads();
   const auto raw = static_cast<std::uint32_t>(__cvta_generic_to_shared(smem_raw));

@@ -210,10 +210,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   const auto empty = static_cast<std::uint32_t>(__cvta_generic_to_shared(stage_empty));
   const auto q_empty = static_cast<std::uint32_t>(__cvta_generic_to_shared(&queries_empty));
   if (tid == 0) {
-    for (int s = 0; s < S; ++s) {
-      warpgroup::barrier_init(full + s * 8, kCopyThreads);
-      warpgroup::barrier_init(empty + s * 8, 8);  // the computing warps (an idle one too)
-    }
+    warpgroup::init_stages(full, empty, S, kCopyThreads, 8);  // 8: the computing warps, idle too
     warpgroup::barrier_init(q_empty, 8);
     for (int r = 0; r < kTurnSlots; ++r) {
       warpgroup::barrier_init(

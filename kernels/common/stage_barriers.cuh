@@ -13,6 +13,16 @@ namespace samebits::kernels::warpgroup {
 __device__ __forceinline__ void barrier_init(std::uint32_t barrier, unsigned count) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(barrier), "r"(count) : "memory");
 }
+// A ring of `stages` stages, by one thread: stage s's `full` barrier (at full + 8 s) completes on
+// `fills` arrivals (its copies), its `empty` one (at empty + 8 s) on `reads` (the warps reading
+// it).
+__device__ __forceinline__ void init_stages(std::uint32_t full, std::uint32_t empty, int stages,
+                                            unsigned fills, unsigned reads) {
+  for (int s = 0; s < stages; ++s) {
+    barrier_init(full + s * 8, fills);
+    barrier_init(empty + s * 8, reads);
+  }
+}
 // One arrival, releasing the thread's earlier memory operations to whoever waits on the phase.
 __device__ __forceinline__ void barrier_arrive(std::uint32_t barrier) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(barrier) : "memory");
