@@ -21,7 +21,7 @@ import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 from attention_backward_speed import peak_mb
-from attention_grid import grid_parser, narrowed_axes, write_rows
+from attention_grid import grid_parser, narrowed_axes, run_rows, write_rows
 from indexer_loop import median_us
 
 SCHEMA = {"schema": "samebits.bench.attention_backward_grid", "schema_version": "1.0.0"}
@@ -154,18 +154,13 @@ def main():
     torch.ops.load_library(a.lib)
     axes = narrowed_axes(ap, a.axis, AXES)
     gen = torch.Generator(device="cuda").manual_seed(1)
-    rows = []
     if a.bars:
         bar = dict(mode="dense", B=4, L=4096, gqa=1, d=128, causal=True)
         todo = [lambda: dense_point(bar, a.reps, gen, True), lambda: varlen_point(a.reps, gen)]
     else:
         todo = [lambda p=p: dense_point(dict(mode="dense", **p), a.reps, gen)
                 for p in points(axes, a.max_tokens)]
-    for run in todo:
-        row = run()
-        show(row)
-        rows.append(row)
-        torch.cuda.empty_cache()
+    rows = run_rows(todo, show)
     if a.out:
         write_rows(a.out, SCHEMA, "attention_backward_grid.py", a, rows)
 

@@ -196,6 +196,17 @@ def write_rows(path, schema, script, a, rows):
                        command=" ".join(command), rows=rows), f, indent=1)
 
 
+def run_rows(thunks, show_row):
+    """Each thunk's row, shown as it comes, with the allocator's cache emptied between points."""
+    rows = []
+    for run in thunks:
+        row = run()
+        show_row(row)
+        rows.append(row)
+        torch.cuda.empty_cache()
+    return rows
+
+
 def main():
     ap = grid_parser(__doc__, "only the points the issue sets a bar at", 20)
     ap.add_argument("--max-tokens", type=int, default=1 << 20)
@@ -204,12 +215,9 @@ def main():
     torch.ops.load_library(a.lib)
     axes = narrowed_axes(ap, a.axis, AXES)
     gen = torch.Generator(device="cuda").manual_seed(1)
-    rows = []
-    for p in (bar_points() if a.bars else points(axes, a.max_tokens, a.max_prefill_tokens)):
-        row = (decode_point if p["mode"] == "decode" else prefill_point)(p, a.reps, gen)
-        show(row)
-        rows.append(row)
-        torch.cuda.empty_cache()
+    chosen = bar_points() if a.bars else points(axes, a.max_tokens, a.max_prefill_tokens)
+    rows = run_rows([lambda p=p: (decode_point if p["mode"] == "decode" else prefill_point)(
+        p, a.reps, gen) for p in chosen], show)
     if a.out:
         write_rows(a.out, SCHEMA, "attention_grid.py", a, rows)
 
