@@ -282,20 +282,19 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     warpgroup::pin(sc);
     warpgroup::pin(dp);
     warpgroup::fence();
+    // d += own tile times the step's tile, over d in 16-wide steps: one group of MMAs.
+    const auto products = [&](float(&d)[8][4], const warpgroup::Descriptor& own_tile,
+                              const warpgroup::Descriptor& step_tile) {
 #pragma unroll
-    for (int kc = 0; kc < D / 16; ++kc) {
-      const std::uint32_t own_at = (kc / 4) * kOwnBlock + (kc % 4) * 32;
-      const std::uint32_t step_at = at + (kc / 4) * kStepBlock + (kc % 4) * 32;
-      warpgroup::scores_step<T>(sc, x_desc.at(own_at), a_k.at(step_at), true);
-    }
-    warpgroup::commit();
-#pragma unroll
-    for (int kc = 0; kc < D / 16; ++kc) {
-      const std::uint32_t own_at = (kc / 4) * kOwnBlock + (kc % 4) * 32;
-      const std::uint32_t step_at = at + (kc / 4) * kStepBlock + (kc % 4) * 32;
-      warpgroup::scores_step<T>(dp, y_desc.at(own_at), b_k.at(step_at), true);
-    }
-    warpgroup::commit();  // (S and dP as two groups: P is computed while dP is in flight)
+      for (int kc = 0; kc < D / 16; ++kc) {
+        const std::uint32_t own_at = (kc / 4) * kOwnBlock + (kc % 4) * 32;
+        const std::uint32_t step_at = at + (kc / 4) * kStepBlock + (kc % 4) * 32;
+        warpgroup::scores_step<T>(d, own_tile.at(own_at), step_tile.at(step_at), true);
+      }
+      warpgroup::commit();
+    };
+    products(sc, x_desc, a_k);
+    products(dp, y_desc, b_k);  // (S and dP as two groups: P is computed while dP is in flight)
     // The pairs: fragment row = own row (e / 2 picks + 8), column = step row. Positions fit 31
     // bits (the host's checks). `whole`: every pair the thread holds is
     // visible (the step's first query sees past the thread's last key, or its rows see past the
