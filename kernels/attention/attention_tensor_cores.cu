@@ -272,17 +272,15 @@ Status launch_blocks(const AttentionProblem& p, std::int64_t splits, cudaStream_
   const std::int64_t x = q_tiles * (splits > 0 ? splits : 1);
   if (x > 0x7fffffff) return Status::invalid_argument;
   // Prefill blocks on wgmma where the GPU has it: the same rows and bits (mma.sync and wgmma
-  // round a 16-wide step alike; the order header says how that is checked). One block per SM
-  // whatever they take, they keep the merged partial of a row's earlier splits in shared memory:
-  // a border workspace given for the mma.sync blocks is not theirs.
+  // round a 16-wide step alike; the order header says how that is checked). Their shared memory
+  // is all tiles, so a row's merged partial of earlier splits needs the border workspace
+  // (attention_border_workspace_floats sizes it for them); without it, the mma.sync blocks.
   if constexpr (CG == 1) {
-    if (p.warpgroup_mma && attention_warpgroups_available()) {
-      AttentionProblem own = p;
-      own.border_workspace = nullptr;
-      own.border_workspace_floats = 0;
-      const bool crosses = splits == 0 && p.max_kv_len > order::kTensorCoreSplitKeys;
-      return launch_attention_warpgroups(own, pack, q_tiles, splits, crosses, stream);
-    }
+    const bool crosses = splits == 0 && p.max_kv_len > order::kTensorCoreSplitKeys;
+    if (p.warpgroup_mma && attention_warpgroups_available() &&
+        (!crosses || (p.border_workspace &&
+                      p.border_workspace_floats >= attention_warpgroups_border_floats(p))))
+      return launch_attention_warpgroups(p, pack, q_tiles, splits, crosses, stream);
   }
   // The merged-partial space in shared memory only when some block's keys cross a split border
   // (whole mode) and no border workspace holds it.
@@ -322,9 +320,9 @@ std::int64_t attention_border_workspace_floats(const AttentionProblem& p) {
       p.max_kv_len <= order::kTensorCoreSplitKeys)
     return 0;
   const bool decode = decode_shape(p);
-  // The wgmma blocks hold one block per SM whatever they take, so they keep the merged partial in
-  // shared memory (the same bits; global memory's latency cost a 4k prefill 2-5 %).
-  if (!decode && p.warpgroup_mma && attention_warpgroups_available()) return 0;
+  // The wgmma blocks: one slice per persistent block.
+  if (!decode && p.warpgroup_mma && attention_warpgroups_available())
+    return attention_warpgroups_border_floats(p);
   const int run_floats = decode ? Tiles<128, 1, 4>::kRunBytes / 4 : Tiles<128, 2, 1>::kRunBytes / 4;
   // (head dim 128's size bounds 64's)
   return attention_tensor_cores_blocks(p) * run_floats;

@@ -39,11 +39,12 @@ constexpr unsigned kCopyRegisters = 56, kMathRegisters = 224;
 
 // Shared memory: the query tile [128][D], then kStages K and V stages [64][D], each in column
 // blocks of 64 elements (a block holds its rows' 128 bytes, chunk c of row r at c ^ (r & 7)):
-// the 128-byte swizzle wgmma reads. The merged partial of earlier splits as in Tiles.
+// the 128-byte swizzle wgmma reads. Four stages, the merged partial of earlier splits in the border
+// workspace to make room: three made the math warps retry stage waits ~14 times a tile (H200).
 template <int D>
 struct WarpgroupTiles {
   static constexpr int kChunks = D / 8;
-  static constexpr int kStages = 3;
+  static constexpr int kStages = 4;
   static constexpr int kRows = kGroupRows, kThreads = kCopyThreads;  // the Loader's threads
   static constexpr int kQ = kRows * kChunks, kKV = kKeys * kChunks;  // 16-byte chunks
   static constexpr int kTileBytes = (kQ + 2 * kStages * kKV) * 16;
@@ -59,6 +60,8 @@ static_assert(WarpgroupTiles<128>::kRunBytes == Tiles<128, 2, 1>::kRunBytes &&
               "the border workspace is sized for either prefill block");
 constexpr int kBlockBytes = 128;  // a column block's row
 constexpr int kAlign = 1024;      // the swizzle's atom: 8 rows of 128 bytes
+static_assert(WarpgroupTiles<128>::kTileBytes + kAlign + 1024 <= 227 * 1024,
+              "a block's shared memory (with some 600 static bytes) fits Hopper's 227 KB");
 
 // The grid a persistent launch stands for: gx * gy * gz blocks (launch order, x fastest).
 struct WorkGrid {
@@ -237,9 +240,9 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   // (else it serializes the MMAs).
   const int group = __shfl_sync(kFull, warp / 4, 0);
 
-  // The merged partial of earlier splits: in shared memory (launched with it when keys cross a
-  // split border), never a border workspace (one block per SM whatever the block takes).
-  float* run_s = reinterpret_cast<float*>(smem_raw + (base - raw) + L::kTileBytes);
+  // The merged partial of a row's earlier splits: the block's slice of the border workspace.
+  float* run_s =
+      p.border_workspace ? p.border_workspace + blockIdx.x * (L::kRunBytes / 4) : nullptr;
   const float scale_log2 = p.scale * order::kLog2e;
   const warpgroup::Descriptor q_desc =
       warpgroup::descriptor_of(q_s + group * 64 * kBlockBytes, 16, 1024);
@@ -432,7 +435,7 @@ Status launch(const AttentionProblem& p, int pack, std::int64_t q_tiles, std::in
               bool crosses, cudaStream_t stream) {
   using L = WarpgroupTiles<D>;
   const std::int64_t x = q_tiles * (splits > 0 ? splits : 1);
-  const int bytes = L::kTileBytes + (crosses ? L::kRunBytes : 0) + kAlign;
+  const int bytes = L::kTileBytes + kAlign;
   // The opt-in is the device's maximum, set once: setting it to this call's size would race with a
   // launch of a larger size on another host thread (cudaErrorInvalidValue).
   if (const Status s = allow_dynamic_shared_memory(attention_warpgroups<T, D>, bytes);
@@ -446,10 +449,11 @@ Status launch(const AttentionProblem& p, int pack, std::int64_t q_tiles, std::in
   if (p.persistent_blocks > 0) {
     blocks = std::min(blocks, p.persistent_blocks);
   } else if (attention_warpgroups_persistent(p)) {
-    // (asked of the driver once per device; were it to fail, the plain grid: the same bits, and
-    // the launch reports the error)
+    // (asked of the driver once per device; else the plain grid: the same bits)
     if (const int sms = multiprocessors(); sms > 0) blocks = std::min<std::int64_t>(blocks, sms);
   }
+  if (crosses && (!p.border_workspace || p.border_workspace_floats < blocks * (L::kRunBytes / 4)))
+    return Status::workspace_too_small;
   attention_warpgroups<T, D><<<static_cast<unsigned>(blocks), kBlockThreads, bytes, stream>>>(
       p, pack, q_tiles, splits, section_pairs(p, pack, splits), work);
   if (const Status s = launch_status(); s != Status::ok) return s;
@@ -475,6 +479,12 @@ bool attention_warpgroups_available() {
 #else
   return false;
 #endif
+}
+
+std::int64_t attention_warpgroups_border_floats(const AttentionProblem& p) {
+  const std::int64_t blocks = p.persistent_blocks > 0 ? p.persistent_blocks : multiprocessors();
+  // (head dim 128's size bounds 64's)
+  return attention_warpgroups_persistent(p) ? blocks * (WarpgroupTiles<128>::kRunBytes / 4) : 0;
 }
 
 Status launch_attention_warpgroups(const AttentionProblem& p, int pack, std::int64_t q_tiles,

@@ -20,11 +20,16 @@ bool attention_warpgroups_available();
 // bits either way.
 bool attention_warpgroups_persistent(const AttentionProblem& p);
 
+// Floats of border workspace the prefill needs when some block's keys cross a split border: the
+// merged partial of a row's earlier splits, per persistent block (0: not persistent).
+std::int64_t attention_warpgroups_border_floats(const AttentionProblem& p);
+
 // Launches the prefill over blocks of 128 rows (`pack` heads per token, q_tiles per sequence
 // and head group; splits on their own blocks when splits > 0): p.persistent_blocks blocks taking
 // turns over them, else as attention_warpgroups_persistent says. `crosses`: some block's keys cross
-// a split border, so shared memory holds the merged partial of its earlier splits (p's border
-// workspace is not used). The caller checked the problem and the workspaces.
+// a split border, so p's border workspace holds the merged partial of its earlier splits
+// (workspace_too_small without attention_warpgroups_border_floats(p) floats there). The caller
+// checked the problem.
 Status launch_attention_warpgroups(const AttentionProblem& p, int pack, std::int64_t q_tiles,
                                    std::int64_t splits, bool crosses, cudaStream_t stream);
 

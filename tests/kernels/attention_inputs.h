@@ -187,8 +187,10 @@ inline AttentionResult run_attention(
     p.workspace_floats = floats;
   }
   at::Tensor border;
-  if (border_workspace) {  // tensor cores: merged partials in global memory, not shared
-    const std::int64_t floats = k::attention_border_workspace_floats(p);
+  // Tensor cores: merged partials in global memory, not shared (the wgmma prefill always keeps
+  // them there: without the workspace, a call whose keys cross a split border runs mma.sync).
+  if (const std::int64_t floats = k::attention_border_workspace_floats(p);
+      border_workspace || (cuda && warpgroup_mma && floats > 0)) {
     border = at::full({std::max<std::int64_t>(floats, 1)}, NAN, q.options().dtype(at::kFloat));
     p.border_workspace = border.data_ptr<float>();
     p.border_workspace_floats = floats;
