@@ -34,17 +34,28 @@ int write_file(const std::string& out, const Baseline& baseline) {
   return kExitAsExpected;
 }
 
+// The checks another run saw the other way, now recorded as varying: never gating there.
+void print_varying(const std::set<std::string>& checks) {
+  if (checks.empty()) return;
+  fmt::print(
+      "{} checks held in one run and were violated in another: recorded as varying (their "
+      "outcome is chance on this platform; reported, never gating):\n",
+      checks.size());
+  for (const auto& key : checks) fmt::print("  {}\n", key);
+}
+
 // The first report replaces what the baseline held for its checks and cases; more reports of the
-// same run add the digests of its cases that vary, as for `write`.
+// same run add the digests of its cases that vary, and the checks seen both ways, as for `write`.
 int update_baseline(const BaselineOptions& o) {
   Baseline baseline = load_baseline_file(o.from);
   const std::size_t checks_before = baseline.checks.size(), cases_before = baseline.cases.size();
   const Report report = read_report_file(o.reports.front());
   const std::vector<std::string> changed = replace_from(baseline, report, o.reports.front());
-  std::set<std::string> varied;
+  std::set<std::string> varied, varying;
   for (std::size_t i = 1; i < o.reports.size(); ++i) {
-    for (auto& id : add_run(baseline, read_report_file(o.reports[i]), o.reports[i]))
-      varied.insert(std::move(id));
+    AddedRun added = add_run(baseline, read_report_file(o.reports[i]), o.reports[i]);
+    varied.insert(added.varied_cases.begin(), added.varied_cases.end());
+    varying.insert(added.varying_checks.begin(), added.varying_checks.end());
   }
   for (const auto& path : o.reports) baseline.recorded["updated_from"].push_back(path);
   if (const int code = write_file(o.out, baseline); code != kExitAsExpected) return code;
@@ -56,6 +67,7 @@ int update_baseline(const BaselineOptions& o) {
   for (const auto& id : changed) fmt::print("  {}\n", id);
   if (!varied.empty())
     fmt::print("{} of them gave other bits in another run (kept as also_seen)\n", varied.size());
+  print_varying(varying);
   return kExitAsExpected;
 }
 
@@ -65,11 +77,11 @@ int write_baseline(const BaselineOptions& o) {
   baseline.recorded =
       Json{{"report", o.reports.front()}, {"created", report.created}, {"tool", report.tool}};
   // More runs of the same platform: cases whose bits differ between runs keep every set seen.
-  std::set<std::string> varied;
+  std::set<std::string> varied, varying;
   for (std::size_t i = 1; i < o.reports.size(); ++i) {
-    for (auto& id : add_run(baseline, read_report_file(o.reports[i]), o.reports[i])) {
-      varied.insert(std::move(id));
-    }
+    AddedRun added = add_run(baseline, read_report_file(o.reports[i]), o.reports[i]);
+    varied.insert(added.varied_cases.begin(), added.varied_cases.end());
+    varying.insert(added.varying_checks.begin(), added.varying_checks.end());
     baseline.recorded["also_from"].push_back(o.reports[i]);
   }
   if (o.outcomes_only) baseline.cases.clear();
@@ -84,6 +96,7 @@ int write_baseline(const BaselineOptions& o) {
         varied.size(), o.reports.size(), varied.empty() ? "" : ":");
     for (const auto& id : varied) fmt::print("  {}\n", id);
   }
+  print_varying(varying);
   return kExitAsExpected;
 }
 

@@ -12,11 +12,21 @@
 namespace samebits {
 namespace {
 
-// A recorded outcome: only a verdict a case can have ("unknown" is never recorded).
+// A case's recorded verdict: holds or violated.
 Expectation outcome_of(const Json& v) {
   if (v == "holds") return Expectation::holds;
   if (v == "violated") return Expectation::violated;
   throw FieldError("", fmt::format("expected \"holds\" or \"violated\", got {}", v.dump()));
+}
+
+// A check's recorded outcome: a verdict, or "varies" (seen both ways on this platform), kept as
+// Expectation::unknown, which never gates.
+constexpr const char* kVaries = "varies";
+Expectation check_outcome_of(const Json& v) {
+  if (v == kVaries) return Expectation::unknown;
+  if (v == "holds" || v == "violated") return outcome_of(v);
+  throw FieldError(
+      "", fmt::format("expected \"holds\", \"violated\" or \"{}\", got {}", kVaries, v.dump()));
 }
 
 std::vector<OutputDigests> outputs_of(const Json& a) {
@@ -72,7 +82,8 @@ void to_json(Json& j, const Baseline& b) {
            {"platform", b.platform},
            {"recorded", b.recorded}};
   Json checks = Json::object();
-  for (const auto& [key, outcome] : b.checks) checks[key] = to_string(outcome);
+  for (const auto& [key, outcome] : b.checks)
+    checks[key] = outcome == Expectation::unknown ? kVaries : to_string(outcome);
   j["checks"] = checks;
   if (!b.cases.empty()) j["cases"] = b.cases;
 }
@@ -101,7 +112,7 @@ void from_json(const Json& j, Baseline& b) {
   b.checks.clear();
   for (const auto& item : checks.items()) {
     b.checks[item.key()] =
-        within("/checks" + Fields::at(item.key()), [&] { return outcome_of(item.value()); });
+        within("/checks" + Fields::at(item.key()), [&] { return check_outcome_of(item.value()); });
   }
   b.cases.clear();
   if (!f.has("cases")) return;

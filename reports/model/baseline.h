@@ -11,8 +11,8 @@
 
 namespace samebits {
 
-// 1.2: a case may be marked "varies".
-inline constexpr const char* kBaselineSchemaVersion = "1.2.0";
+// 1.2: a case may be marked "varies". 1.3: a check's outcome may be "varies".
+inline constexpr const char* kBaselineSchemaVersion = "1.3.0";
 
 // One output of a case as it came out: its name and the digests of both sides.
 struct OutputDigests {
@@ -38,7 +38,9 @@ struct Baseline {
   std::string source;  // the file, or "embedded:observed/h100.json"
   PlatformFingerprint platform;
   Json recorded = Json::object();  // from which report: its path, commit, date
-  // "contract/check/impl" -> holds or violated, for the checks with a case that ran.
+  // "contract/check/impl" -> holds or violated, for the checks with a case that ran; unknown for
+  // a check seen both ways on this platform ("varies" in the file: its outcome is chance there,
+  // e.g. a backward whose atomics sometimes agree), which is reported and never gates.
   std::map<std::string, Expectation> checks;
   // case id -> verdict and digests (empty for an outcomes-only baseline: an observation file).
   std::map<std::string, CaseRecord> cases;

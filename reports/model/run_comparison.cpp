@@ -87,21 +87,20 @@ Baseline baseline_of(const Report& report, const std::string& name) {
   return b;
 }
 
-std::vector<std::string> add_run(Baseline& baseline, const Report& report,
-                                 const std::string& report_name) {
+AddedRun add_run(Baseline& baseline, const Report& report, const std::string& report_name) {
   require_platform(baseline, report, report_name, "the first report");
+  AddedRun added;
   for (const auto& g : report.checks) {
     if (!decided(g.observed)) continue;
     const std::string key = check_key(g.contract, g.check, g.impl);
     const auto it = baseline.checks.find(key);
-    if (it != baseline.checks.end() && it->second != as_outcome(g.observed)) {
-      throw ContractError(
-          fmt::format("{}: check {} is {} there and {} in the first report; a "
-                      "baseline holds one verdict per check",
-                      report_name, key, to_string(g.observed), to_string(it->second)));
-    }
+    if (it == baseline.checks.end() || it->second == Expectation::unknown ||
+        it->second == as_outcome(g.observed))
+      continue;
+    it->second = Expectation::unknown;  // seen both ways on this platform: varies
+    added.varying_checks.push_back(key);
   }
-  std::vector<std::string> varied;
+  std::vector<std::string>& varied = added.varied_cases;
   const auto varying = nondeterministic(report);
   for (const auto& c : report.cases) {
     if (!decided(c.verdict)) continue;
@@ -117,15 +116,20 @@ std::vector<std::string> add_run(Baseline& baseline, const Report& report,
     record.varies = true;
     varied.push_back(c.id);
   }
-  return varied;
+  return added;
 }
 
 std::vector<std::string> replace_from(Baseline& baseline, const Report& report,
                                       const std::string& report_name) {
   require_platform(baseline, report, report_name, "the baseline");
   for (const auto& g : report.checks) {
-    if (decided(g.observed))
-      baseline.checks[check_key(g.contract, g.check, g.impl)] = as_outcome(g.observed);
+    if (!decided(g.observed)) continue;
+    const std::string key = check_key(g.contract, g.check, g.impl);
+    // A check recorded as varying stays so: one more verdict is no evidence that it stopped.
+    if (const auto it = baseline.checks.find(key);
+        it != baseline.checks.end() && it->second == Expectation::unknown)
+      continue;
+    baseline.checks[key] = as_outcome(g.observed);
   }
   std::vector<std::string> changed;
   const auto varying = nondeterministic(report);
@@ -167,6 +171,10 @@ RunComparison compare_runs(const Baseline& before, const Report& after, const st
     const auto it = before.checks.find(key);
     if (it == before.checks.end()) {
       out.checks_only_after.push_back(key);
+      continue;
+    }
+    if (it->second == Expectation::unknown) {  // seen both ways there: nothing to compare
+      out.checks_varying.push_back(key);
       continue;
     }
     ++out.checks_compared;
@@ -230,13 +238,11 @@ std::string drift_rows(const char* tag, const std::vector<CaseDrift>& rows, std:
   std::string out;
   for (std::size_t i = 0; i < rows.size() && i < max_rows; ++i) {
     const CaseDrift& d = rows[i];
-    out += fmt::format("  {:<8} {}: {}{}\n", tag, d.id,
-                       d.outputs.empty()
-                           ? "verdict"
-                           : "outputs " + fmt::format("{}", fmt::join(d.outputs, ", ")),
-                       d.before == d.after
-                           ? ""
-                           : fmt::format(" ({} -> {})", to_string(d.before), to_string(d.after)));
+    out += fmt::format(
+        "  {:<8} {}: {}{}\n", tag, d.id,
+        d.outputs.empty() ? "verdict" : "outputs " + fmt::format("{}", fmt::join(d.outputs, ", ")),
+        d.before == d.after ? ""
+                            : fmt::format(" ({} -> {})", to_string(d.before), to_string(d.after)));
   }
   if (rows.size() > max_rows) {
     out += fmt::format("  ... and {} more (the JSON lists every one)\n", rows.size() - max_rows);
@@ -267,6 +273,11 @@ std::string comparison_text(const RunComparison& c, std::size_t max_rows) {
   for (const auto& v : c.verdict_changes) {
     out +=
         fmt::format("  CHANGED  {}: {} -> {}\n", v.check, to_string(v.before), to_string(v.after));
+  }
+  if (!c.checks_varying.empty()) {
+    out += fmt::format("{} checks recorded as varying on {} (seen both ways there): not compared\n",
+                       c.checks_varying.size(), c.before);
+    for (const auto& key : c.checks_varying) out += fmt::format("  VARIES   {}\n", key);
   }
   if (!c.before_has_digests) {
     out += "no case digests in that baseline (outcomes only): drift not compared\n";
@@ -336,6 +347,7 @@ void to_json(Json& j, const RunComparison& c) {
   j["checks_compared"] = c.checks_compared;
   j["verdict_changes"] = c.verdict_changes;
   j["not_judged"] = c.not_judged;
+  j["checks_varying"] = c.checks_varying;
   j["digests_compared"] = c.before_has_digests;
   j["cases_compared"] = c.cases_compared;
   j["drift"] = c.drift;
@@ -361,6 +373,7 @@ void from_json(const Json& j, RunComparison& c) {
   c.checks_compared = f.number<std::int64_t>("checks_compared");
   c.verdict_changes = f.list<VerdictChange>("verdict_changes");
   c.not_judged = f.list<std::string>("not_judged");
+  c.checks_varying = f.list<std::string>("checks_varying");
   c.before_has_digests = f.flag("digests_compared");
   c.cases_compared = f.number<std::int64_t>("cases_compared");
   c.drift = f.list<CaseDrift>("drift");

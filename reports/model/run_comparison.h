@@ -39,6 +39,8 @@ struct RunComparison {
   std::vector<VerdictChange> verdict_changes;
   // Checks the earlier run saw violated that this run, a subset of them, saw hold: not judged.
   std::vector<std::string> not_judged;
+  // Checks the baseline records as varying (seen both ways on its platform): not compared.
+  std::vector<std::string> checks_varying;
   std::vector<CaseDrift> drift;
   // Drift of cases the baseline marks as varying (CaseRecord::varies): reported, never gating.
   std::vector<CaseDrift> varied;
@@ -60,19 +62,26 @@ struct RunComparison {
 // was violated in it is marked varies.
 Baseline baseline_of(const Report& report, const std::string& name);
 
-// Adds `report`'s case digests to `baseline` as digests also seen (CaseRecord::also_seen) where
-// they differ from every set recorded, and marks those cases varies (and those of an
-// implementation whose determinism check the report saw violated); returns the ids of the cases
-// with new digests. Throws ContractError if
-// the report's platform differs, or a check's verdict (a baseline holds one verdict per check).
-std::vector<std::string> add_run(Baseline& baseline, const Report& report,
-                                 const std::string& report_name);
+// What add_run changed: the cases with digests not recorded before, and the checks whose verdict
+// differed from the one recorded (now recorded as varying).
+struct AddedRun {
+  std::vector<std::string> varied_cases;
+  std::vector<std::string> varying_checks;
+};
+
+// Adds another run of the same platform to `baseline`: its case digests as digests also seen
+// (CaseRecord::also_seen) where they differ from every set recorded, marking those cases varies
+// (and those of an implementation whose determinism check the report saw violated); a check whose
+// verdict differs from the one recorded is recorded as varying (Expectation::unknown), since its
+// outcome is chance on this platform. Throws ContractError if the report's platform differs.
+AddedRun add_run(Baseline& baseline, const Report& report, const std::string& report_name);
 
 // Records `report` over what `baseline` held for the checks and cases it ran: their verdicts and
 // digests replace the old ones (and the other digests seen for them are dropped); every other
 // check and case stays. For a run of a subset (`run --filter`) after a kernel change. A case that
 // gave digests the baseline already knows for it, with the same verdict, keeps its record; a case
-// with other bits gets them as its only digests, and stays marked varies if it was. Returns the ids
+// with other bits gets them as its only digests, and stays marked varies if it was; a check
+// recorded as varying stays so (rewrite it with `baseline write`). Returns the ids
 // of the cases whose digests or verdict changed. Throws ContractError if the report ran on
 // another platform.
 std::vector<std::string> replace_from(Baseline& baseline, const Report& report,

@@ -71,6 +71,14 @@ std::string baseline_section_html(const RunComparison& c) {
     }
     out += "</tbody></table>";
   }
+  if (!c.checks_varying.empty()) {
+    out += fmt::format(
+        "<p>{} checks the baseline records as varying (seen both ways on its platform: reported, "
+        "not compared):",
+        c.checks_varying.size());
+    for (const auto& key : c.checks_varying) out += " <code>" + escape_markup(key) + "</code>";
+    out += ".</p>";
+  }
   out += drift_table("drifted case", drift) + drift_table("varying case, drifted", varied);
   return out + "</section>";
 }

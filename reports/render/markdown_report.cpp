@@ -99,6 +99,10 @@ std::string baseline_line(const Report& r) {
     out +=
         fmt::format(", {} more in cases that vary from run to run (not gating)", b.varied.size());
   }
+  if (!b.checks_varying.empty()) {
+    out += fmt::format(", {} checks recorded as varying there (seen both ways: not compared)",
+                       b.checks_varying.size());
+  }
   if (!b.platform_differences.empty()) out += ", recorded on another platform";
   return out + ".\n";
 }
@@ -164,8 +168,7 @@ void add_details(CappedText& out, const Recap& recap, RecapKind kind, const std:
   for (const auto& e : recap.entries) {
     if (e.kind != kind) continue;
     out.add(fmt::format("<details><summary>{}: {}</summary>{}</details>\n",
-                        escape_markup(e.subject), escape_markup(e.summary),
-                        case_items(e, drift)));
+                        escape_markup(e.subject), escape_markup(e.summary), case_items(e, drift)));
   }
 }
 
@@ -199,10 +202,10 @@ std::string render_markdown(const Report& report, const std::string& report_path
   add_details(out, recap, RecapKind::unexpected, "Unexpected outcomes: cases and rerun commands");
   add_details(out, recap, RecapKind::errored, "Cases that did not run");
   if (report.summary.findings > 0) {
-    out.add(fmt::format(
-        "\n{} findings (not gating): observed implementations on a platform no "
-        "recorded one covers{}.\n",
-        report.summary.findings, nearest_platform(report)));
+    out.add(
+        fmt::format("\n{} findings (not gating): observed implementations on a platform no "
+                    "recorded one covers{}.\n",
+                    report.summary.findings, nearest_platform(report)));
     out.add(differing_findings(report));
   }
   out.add(baseline_line(report));
@@ -212,9 +215,9 @@ std::string render_markdown(const Report& report, const std::string& report_path
   if (report.dispatch) {
     const auto findings = dispatch_findings(*report.dispatch);
     constexpr std::size_t kDispatchLines = 5;
-    std::string text = fmt::format("\nDispatch map of {} along {}:\n",
-                                   escape_markdown(report.dispatch->op),
-                                   escape_markdown(report.dispatch->axis));
+    std::string text =
+        fmt::format("\nDispatch map of {} along {}:\n", escape_markdown(report.dispatch->op),
+                    escape_markdown(report.dispatch->axis));
     for (std::size_t i = 0; i < findings.size() && i < kDispatchLines; ++i) {
       text += "- " + escape_markdown(findings[i]) + "\n";
     }

@@ -59,6 +59,26 @@ TEST(Expectations, TheCoveringPlatformsObservation) {
   EXPECT_EQ(none.from, ExpectationSource::observation);
 }
 
+// A check the platform's file records as "varies" (seen both ways there) is expected nothing:
+// reported, never gating. Control: the same file recording "violated" expects a violation.
+TEST(Expectations, ACheckRecordedAsVaryingExpectsNothing) {
+  const auto file = [](const std::string& outcome) {
+    return parse_baseline(R"({"schema": "samebits.baseline", "schema_version": "1.3.0",
+      "name": "x", "platform": {"device": "cpu", "cpu": "X", "isa": "AVX2", "threads": "2",
+      "torch": "2.11.0"}, "checks": {"c/determinism/aten": ")" +
+                              outcome + R"("}})",
+                          "x.json");
+  };
+  const ExpectationResolver r({file("varies")}, cpu("X", "AVX2"));
+  const auto e = r.resolve(contract(), contract().checks[0], "aten", "cpu");
+  EXPECT_EQ(e.expected, Expectation::unknown);
+  EXPECT_EQ(e.from, ExpectationSource::observation);
+  EXPECT_EQ(e.observed_on, "x");
+  const ExpectationResolver control({file("violated")}, cpu("X", "AVX2"));
+  EXPECT_EQ(control.resolve(contract(), contract().checks[0], "aten", "cpu").expected,
+            Expectation::violated);
+}
+
 TEST(Expectations, NoCoveringPlatformMeansAFinding) {
   const ExpectationResolver r({recorded("x", cpu("X", "AVX512"), Expectation::violated)},
                               cpu("X", "AVX2"));

@@ -343,6 +343,11 @@ TEST(MarkdownReport, SaysWhatTheBaselineComparisonFound) {
                                     "(drift), recorded on another platform."),
             std::string::npos)
       << render_markdown(r);
+  r.baseline_comparison->checks_varying = {"attention/gradient_determinism/aten.efficient"};
+  EXPECT_NE(render_markdown(r).find("(drift), 1 checks recorded as varying there (seen both ways: "
+                                    "not compared), recorded on another platform."),
+            std::string::npos)
+      << render_markdown(r);
 }
 
 // With --baseline, the page and the headline say what the comparison found; an exit 1 caused by
@@ -365,6 +370,12 @@ TEST(HtmlReport, ShowsTheBaselineComparison) {
   EXPECT_NE(html.find("<b>1 drifted</b>"), std::string::npos);
   EXPECT_NE(html.find("<code>sum/x/&lt;b&gt;</code>"), std::string::npos);
   EXPECT_NE(html.find("1 matched bits the baseline also saw"), std::string::npos);
+  EXPECT_EQ(html.find("records as varying"), std::string::npos);
+  r.baseline_comparison->checks_varying = {"sum/<z>"};
+  EXPECT_NE(render_html(r, "r.json")
+                .find("1 checks the baseline records as varying (seen both ways on its platform: "
+                      "reported, not compared): <code>sum/&lt;z&gt;</code>.</p>"),
+            std::string::npos);
   EXPECT_NE(html.find("exit 1: the baseline comparison gates"), std::string::npos);
   EXPECT_NE(render_markdown(r).find("exit 1 (the baseline comparison gates)"), std::string::npos);
 }

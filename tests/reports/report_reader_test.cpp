@@ -103,6 +103,7 @@ Report every_field() {
   b.platform_differences = {"device: cuda here cpu"};
   b.verdict_changes = {{"sum/determinism/aten", Expectation::holds, Expectation::violated}};
   b.not_judged = {"sum/layout/aten"};
+  b.checks_varying = {"attention/gradient_determinism/aten.efficient"};
   b.drift = {{"sum/determinism/aten/cpu/N=3", Expectation::holds, Expectation::violated, {"out"}}};
   b.varied = {{"sum/layout/aten/cpu/N=1", Expectation::holds, Expectation::holds, {"*", "lse"}}};
   b.matched_also_seen = {"sum/layout/aten/cpu/N=2"};
@@ -147,6 +148,8 @@ TEST(ReportReader, TheBaselineComparisonSurvivesTheRoundTrip) {
   EXPECT_EQ(back.before_platform.gpu, "NVIDIA H100 80GB HBM3");
   EXPECT_EQ(back.verdict_changes.at(0).after, Expectation::violated);
   EXPECT_EQ(back.varied.at(0).outputs, (std::vector<std::string>{"*", "lse"}));
+  EXPECT_EQ(back.checks_varying,
+            std::vector<std::string>{"attention/gradient_determinism/aten.efficient"});
   EXPECT_TRUE(back.before_has_digests);
   EXPECT_EQ(back.cases_only_after, 7);
 
@@ -334,7 +337,8 @@ TEST(BaselineFiles, TheCommittedBaselinesLoad) {
 }
 
 // Each committed baseline and recorded platform written back by to_json is the file it was read
-// from, field for field (key order, the version aside, and the "varies" mark that also_seen implies).
+// from, field for field (key order, the version aside, and the "varies" mark that also_seen
+// implies).
 TEST(BaselineFiles, EachFileWrittenBackIsTheSameFile) {
   int files = 0;
   for (const auto* dir : {"reports/baselines", "contracts/observed"}) {
@@ -348,8 +352,10 @@ TEST(BaselineFiles, EachFileWrittenBackIsTheSameFile) {
         for (auto& [id, record] : file["cases"].items()) {
           if (record.contains("also_seen") && !record.contains("varies")) {
             // varies is written before also_seen
-            Json ordered{{"verdict", record["verdict"]}, {"outputs", record["outputs"]},
-                         {"varies", true}, {"also_seen", record["also_seen"]}};
+            Json ordered{{"verdict", record["verdict"]},
+                         {"outputs", record["outputs"]},
+                         {"varies", true},
+                         {"also_seen", record["also_seen"]}};
             record = ordered;
           }
         }
@@ -383,13 +389,20 @@ TEST(BaselineFiles, AnUnknownKeyOrOutcomeIsRefusedAtItsPath) {
   EXPECT_NE(e.find("accepted: schema, schema_version"), std::string::npos) << e;
   e = error_of(R"("checks": {"sum/layout/aten": "held"}})");
   EXPECT_NE(e.find("/checks/sum~1layout~1aten"), std::string::npos) << e;
-  EXPECT_NE(e.find("\"held\""), std::string::npos) << e;
+  EXPECT_NE(e.find("expected \"holds\", \"violated\" or \"varies\", got \"held\""),
+            std::string::npos)
+      << e;
+  // "varies" is a check's outcome only: a case has a verdict.
+  e = error_of(R"("checks": {}, "cases": {"a": {"verdict": "varies", "outputs": []}}})");
+  EXPECT_NE(e.find("/cases/a/verdict"), std::string::npos) << e;
+  EXPECT_NE(e.find("expected \"holds\" or \"violated\", got \"varies\""), std::string::npos) << e;
   e = error_of(R"("checks": {}, "cases": {"a": {"verdict": "holds", "outputs": [], "vary": 1}}})");
   EXPECT_NE(e.find("/cases/a/vary"), std::string::npos) << e;
   e = error_of(R"("checks": {}, "cases": {"a": {"verdict": "holds", "outputs": [["o", 1]]}}})");
   EXPECT_NE(e.find("/cases/a/outputs/0"), std::string::npos) << e;
-  // Control: the same file with the right keys is read.
+  // Control: the same file with the right keys is read, a check seen both ways too.
   EXPECT_EQ(error_of(R"("checks": {"sum/layout/aten": "holds"}, "cases": {}})"), "accepted");
+  EXPECT_EQ(error_of(R"("checks": {"sum/layout/aten": "varies"}, "cases": {}})"), "accepted");
 }
 
 // Control: a skipped case in a baseline is refused, naming its path.

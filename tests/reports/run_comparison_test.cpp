@@ -1,6 +1,6 @@
 // Comparing a run with an earlier one: verdict changes (a subset that missed an earlier violation
 // is not one), drift case by case and output by output, the platform differences named, and the
-// drift of cases known to vary reported apart, without gating.
+// drift of cases known to vary reported apart, without gating, as are checks seen both ways.
 #include "reports/model/run_comparison.h"
 
 #include <gtest/gtest.h>
@@ -151,12 +151,15 @@ TEST(RunComparison, DriftOfAVaryingImplementationDoesNotGate) {
 }
 
 // A second run's other digests mark the case varying (add_run), the mark survives the file
-// (to_json, baseline_file_text, parse_baseline), and a file of 1.1 (also_seen, no mark) reads as varying.
+// (to_json, baseline_file_text, parse_baseline), and a file of 1.1 (also_seen, no mark) reads as
+// varying.
 TEST(RunComparison, OtherDigestsInAnotherRunMarkTheCaseVarying) {
   Baseline b = baseline_of(earlier(), "base");
   Report second = earlier();
   second.cases[2].outputs[0].variant_sha256 = "v-second";
-  EXPECT_EQ(add_run(b, second, "second"), std::vector<std::string>{second.cases[2].id});
+  const AddedRun added = add_run(b, second, "second");
+  EXPECT_EQ(added.varied_cases, std::vector<std::string>{second.cases[2].id});
+  EXPECT_TRUE(added.varying_checks.empty());
   EXPECT_TRUE(b.cases.at(second.cases[2].id).varies);
   EXPECT_FALSE(b.cases.at(second.cases[0].id).varies);
 
@@ -195,12 +198,66 @@ TEST(RunComparison, AnUpdateKeepsTheRecordOfKnownBits) {
   EXPECT_EQ(b.cases.at(id).also_seen.size(), 1u);
   second.cases[2].outputs[0].variant_sha256 = "v-third";
   second.cases[0].outputs[0].variant_sha256 = "v-other";
-  EXPECT_EQ(replace_from(b, second, "rerun"),
-            (std::vector<std::string>{second.cases[0].id, id}));
+  EXPECT_EQ(replace_from(b, second, "rerun"), (std::vector<std::string>{second.cases[0].id, id}));
   EXPECT_TRUE(b.cases.at(id).varies);
   EXPECT_TRUE(b.cases.at(id).also_seen.empty());
   EXPECT_EQ(b.cases.at(id).outputs[0].variant_sha256, "v-third");
   EXPECT_FALSE(b.cases.at(second.cases[0].id).varies);
+}
+
+// A check that held in one run and was violated in another is recorded as varying (add_run),
+// survives the file as "varies" (schema 1.3), is never a verdict change whichever way a later run
+// goes, and stays varying through `baseline update` (replace_from). Negative control: the same
+// later runs against a baseline that recorded one verdict change it.
+TEST(RunComparison, ACheckSeenBothWaysIsRecordedAsVaryingAndNeverGates) {
+  Baseline b = baseline_of(earlier(), "base");
+  const Report flipped = run({case_of("determinism", 1, Verdict::violated, "1"),
+                              case_of("determinism", 2, Verdict::holds, "2"),
+                              case_of("layout", 1, Verdict::holds, "3"),
+                              case_of("layout", 2, Verdict::violated, "4")});
+  const AddedRun added = add_run(b, flipped, "flipped");
+  EXPECT_EQ(added.varying_checks, std::vector<std::string>{"sum/determinism/aten"});
+  EXPECT_EQ(b.checks.at("sum/determinism/aten"), Expectation::unknown);
+  EXPECT_EQ(b.checks.at("sum/layout/aten"), Expectation::violated);
+  // A third run the first way: still varying, not listed again.
+  EXPECT_TRUE(add_run(b, earlier(), "third").varying_checks.empty());
+  EXPECT_EQ(b.checks.at("sum/determinism/aten"), Expectation::unknown);
+
+  const Json written = b;
+  EXPECT_EQ(written["schema_version"], "1.3.0");
+  EXPECT_EQ(written["checks"]["sum/determinism/aten"], "varies");
+  const Baseline read = parse_baseline(baseline_file_text(b), "written.json");
+  EXPECT_EQ(read.checks.at("sum/determinism/aten"), Expectation::unknown);
+
+  for (const Report* now : {&earlier(), &flipped}) {
+    const RunComparison c = compare_runs(read, *now, "now");
+    EXPECT_TRUE(c.verdict_changes.empty());
+    EXPECT_EQ(c.checks_varying, std::vector<std::string>{"sum/determinism/aten"});
+    EXPECT_EQ(c.checks_compared, 1);
+    EXPECT_FALSE(c.gates(false));
+    EXPECT_NE(comparison_text(c).find("1 checks recorded as varying on base (seen both ways "
+                                      "there): not compared\n  VARIES   sum/determinism/aten\n"),
+              std::string::npos)
+        << comparison_text(c);
+    // Negative control: a baseline of the other run alone records a verdict, which gates.
+    const Report& other = now == &flipped ? earlier() : flipped;
+    const RunComparison gated = compare_runs(baseline_of(other, "one"), *now, "now");
+    ASSERT_EQ(gated.verdict_changes.size(), 1u);
+    EXPECT_EQ(gated.verdict_changes[0].check, "sum/determinism/aten");
+    EXPECT_TRUE(gated.checks_varying.empty());
+    EXPECT_TRUE(gated.gates(false));
+  }
+
+  // An update keeps the record: one more verdict is no evidence that the check stopped varying.
+  Baseline updated = read;
+  replace_from(updated, flipped, "rerun");
+  EXPECT_EQ(updated.checks.at("sum/determinism/aten"), Expectation::unknown);
+  // Control: a steady check takes the rerun's verdict.
+  Report layout_holds = earlier();
+  layout_holds.cases[3].verdict = Verdict::holds;
+  layout_holds.checks = judge_checks(layout_holds.cases, {});
+  replace_from(updated, layout_holds, "rerun");
+  EXPECT_EQ(updated.checks.at("sum/layout/aten"), Expectation::holds);
 }
 
 }  // namespace run_comparison_test_file
