@@ -27,7 +27,9 @@ ResolvedExpectation ExpectationResolver::resolve(const Contract& contract, const
   if (it == covering_->checks.end()) {
     return {Expectation::unknown, ExpectationSource::observation, covering_->name};
   }
-  return {it->second, ExpectationSource::observation, covering_->name};
+  // Recorded as "varies" (Expectation::unknown in a Baseline): seen both ways there, so nothing.
+  return {it->second, ExpectationSource::observation, covering_->name,
+          it->second == Expectation::unknown};
 }
 
 const Baseline* ExpectationResolver::nearest() const {

@@ -16,6 +16,7 @@ struct ResolvedExpectation {
   Expectation expected = Expectation::unknown;
   ExpectationSource from = ExpectationSource::promise;
   std::string observed_on;  // the covering platform's name, for observations
+  bool varying = false;     // the covering platform records the check as "varies": nothing expected
 };
 
 class ExpectationResolver {

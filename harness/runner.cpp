@@ -51,6 +51,7 @@ CaseResult case_skeleton(const CaseSpec& spec, const RunnerOptions& options) {
     r.expected = e.expected;
     r.expected_from = e.from;
     r.observed_on = e.observed_on;
+    r.recorded_varying = e.varying;
   } else {
     r.expected = spec.check->expected(spec.impl, spec.device);
   }

@@ -290,6 +290,7 @@ void to_json(Json& j, const CaseResult& c) {
   if (c.expected_from != ExpectationSource::promise)
     j["expected_from"] = to_string(c.expected_from);
   if (!c.observed_on.empty()) j["observed_on"] = c.observed_on;
+  if (c.recorded_varying) j["recorded_varying"] = true;
   if (!c.reason.empty()) j["reason"] = c.reason;
   if (!c.baseline.empty()) j["baseline"] = c.baseline;
   if (!c.variant.empty()) j["variant"] = c.variant;
@@ -324,6 +325,7 @@ void from_json(const Json& j, CaseResult& c) {
   c.expected_from = f.enumerated<ExpectationSource>("expected_from", expectation_source_names(),
                                                     ExpectationSource::promise);
   c.observed_on = f.text("observed_on");
+  c.recorded_varying = f.flag("recorded_varying");
   c.reason = f.text("reason");
   c.baseline = f.text("baseline");
   c.variant = f.text("variant");

@@ -11,8 +11,8 @@ namespace samebits {
 // A case as a whole record, its kernel launches with their names and its properties as objects;
 // reports/model/case_tables.h moves those into report-level tables. Left out (3.0): expected when
 // "unknown", expected_from when "promise", observed_on, reason, baseline and variant when empty,
-// comparison when the default ({"mode": "bitwise"}), kernels and properties when there are none.
-// Reads 2.x records too.
+// recorded_varying (3.2) when false, comparison when the default ({"mode": "bitwise"}), kernels and
+// properties when there are none. Reads 2.x records too.
 void to_json(Json& j, const CaseResult& c);
 void from_json(const Json& j, CaseResult& c);
 

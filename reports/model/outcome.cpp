@@ -110,6 +110,7 @@ std::vector<CheckResult> judge_checks(const std::vector<CaseResult>& cases,
       g.expected = c.expected;
       g.expected_from = c.expected_from;
       g.observed_on = c.observed_on;
+      g.recorded_varying = c.recorded_varying;
       groups.push_back(g);
       members.emplace_back();
     }

@@ -21,8 +21,9 @@ namespace samebits {
 // 3.0: case fields at their defaults left out, kernel launches and property names in report-level
 // tables, a mismatch's values and ULPs left out where its bits give them
 // (reports/model/case_json.h). 3.1: the whole run's plan ("plan") and each case's position in it
-// ("index"), so shares merge without planning again.
-inline constexpr const char* kReportSchemaVersion = "3.1.0";
+// ("index"), so shares merge without planning again. 3.2: "recorded_varying" on a check and its
+// cases whose covering platform records the check as "varies".
+inline constexpr const char* kReportSchemaVersion = "3.2.0";
 
 // One element where two outputs disagree.
 struct Mismatch {
@@ -99,8 +100,10 @@ struct CaseResult {
   Expectation expected = Expectation::unknown;  // the check's, for impl on device
   ExpectationSource expected_from = ExpectationSource::promise;
   std::string observed_on;  // the recorded platform the expectation comes from (observation)
-  std::string reason;       // why skipped, or the error
-  std::string baseline;     // what the variant is compared with, in words
+  // An observation of "varies" (seen both ways on observed_on): expected is unknown, never gating.
+  bool recorded_varying = false;
+  std::string reason;    // why skipped, or the error
+  std::string baseline;  // what the variant is compared with, in words
   std::string variant;
   Comparison comparison;
   std::vector<OutputResult> outputs;
@@ -145,6 +148,9 @@ struct CheckResult {
   Expectation expected = Expectation::unknown;
   ExpectationSource expected_from = ExpectationSource::promise;
   std::string observed_on;
+  // observed_on records the check as "varies" (seen both ways there, e.g. a backward whose atomics
+  // sometimes agree): nothing is expected, so the outcome is informational, and the reports say so.
+  bool recorded_varying = false;
   // For a finding: what the nearest recorded platform of this device saw (unknown: nothing).
   Expectation nearest_observed = Expectation::unknown;
   // violated if any case was, else crashed, timed_out, error, holds, skipped

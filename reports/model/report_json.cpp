@@ -20,6 +20,7 @@ void to_json(Json& j, const CheckResult& g) {
   j["expected"] = to_string(g.expected);
   j["expected_from"] = to_string(g.expected_from);
   if (!g.observed_on.empty()) j["observed_on"] = g.observed_on;
+  if (g.recorded_varying) j["recorded_varying"] = true;
   if (g.outcome == Outcome::finding && g.nearest_observed != Expectation::unknown) {
     j["nearest_observed"] = to_string(g.nearest_observed);
   }
@@ -48,6 +49,7 @@ void from_json(const Json& j, CheckResult& g) {
   g.expected_from = f.enumerated<ExpectationSource>("expected_from", expectation_source_names(),
                                                     ExpectationSource::promise);
   g.observed_on = f.text("observed_on");
+  g.recorded_varying = f.flag("recorded_varying");  // 3.2; absent: false
   if (f.has("nearest_observed")) {
     g.nearest_observed = f.enumerated<Expectation>("nearest_observed", expectation_names());
   }

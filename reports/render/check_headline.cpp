@@ -32,6 +32,11 @@ std::string outcome_label(Outcome outcome) {
   return "?";
 }
 
+std::string varying_note(const CheckResult& check) {
+  if (!check.recorded_varying || check.outcome != Outcome::informational) return "";
+  return "recorded as varying on " + check.observed_on;
+}
+
 int surprise_rank(Outcome outcome) {
   if (fails_gate(outcome)) return 0;
   if (outcome == Outcome::errored) return 1;
@@ -108,7 +113,8 @@ std::string case_difference(const CaseResult& c) {
 
 std::string check_headline(const CheckResult& check, const std::vector<const CaseResult*>& cases) {
   const std::int64_t run = check.held + check.violated;
-  const std::string label = outcome_label(check.outcome);
+  const std::string note = varying_note(check);
+  const std::string label = outcome_label(check.outcome) + (note.empty() ? "" : ", " + note);
   const auto first = [&](Verdict verdict) {
     const CaseResult* c = first_with(cases, verdict);
     return c ? fmt::format("; first: case {}, {}", c->id, case_difference(*c)) : std::string();

@@ -25,6 +25,11 @@ class CaseIndex {
 // "not judged in this subset".
 std::string outcome_label(Outcome outcome);
 
+// "recorded as varying on h200" for an informational check whose covering platform records it as
+// "varies" (seen both ways there: its outcome is chance), else "". Each rendering says it beside
+// the outcome, so such a check does not read as one with no expectation at all.
+std::string varying_note(const CheckResult& check);
+
 // Surprises first: 0 fails the gate, 1 errored, 2 finding, 3 anything else.
 int surprise_rank(Outcome outcome);
 
@@ -42,7 +47,8 @@ std::string crash_counts(std::int64_t crashed, std::int64_t timed_out);
 std::string case_difference(const CaseResult& c);
 
 // The check's verdict against its expectation, with the first deciding case:
-// "new violation: 3/8 cases violated; first: case ID, 12 of 4096 elements differ, max 2 ULP".
+// "new violation: 3/8 cases violated; first: case ID, 12 of 4096 elements differ, max 2 ULP", or
+// "informational, recorded as varying on h200: 1/4 cases violated; first: ...".
 std::string check_headline(const CheckResult& check, const std::vector<const CaseResult*>& cases);
 
 // `samebits run REPORT --case ID`, each argument quoted for a POSIX shell where it needs it.

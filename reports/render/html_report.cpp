@@ -181,6 +181,7 @@ std::string expected_text(const CheckResult& g) {
   switch (g.expected_from) {
     case ExpectationSource::none: return "none here (observed)";
     case ExpectationSource::observation:
+      if (g.recorded_varying) return "varies (recorded as varying on " + g.observed_on + ")";
       return to_string(g.expected) + " (on " + g.observed_on + ")";
     case ExpectationSource::promise: return to_string(g.expected);
   }

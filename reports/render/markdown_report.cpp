@@ -87,6 +87,25 @@ std::string differing_findings(const Report& r) {
   return out;
 }
 
+// The checks this platform's recording marks as varying: informational, so in no table above;
+// listed so that a violation of one reads as the chance it is there, not as a check nothing judged.
+std::string varying_checks(const Report& r, const CaseIndex& index) {
+  std::string rows;
+  std::size_t n = 0;
+  for (const auto& g : r.checks) {
+    if (varying_note(g).empty()) continue;
+    ++n;
+    rows += fmt::format("- {} / {} ({} / {}): {}\n", escape_markdown(g.contract),
+                        escape_markdown(g.check), escape_markdown(g.impl),
+                        escape_markdown(g.device), escape_markdown(check_headline(g, index.of(g))));
+  }
+  if (n == 0) return "";
+  return fmt::format(
+      "\n{} checks recorded as varying on this platform (seen both ways there: "
+      "reported, never gating):\n\n{}",
+      n, rows);
+}
+
 // With --baseline: the comparison's counts, in one line.
 std::string baseline_line(const Report& r) {
   if (!r.baseline_comparison) return "";
@@ -208,6 +227,7 @@ std::string render_markdown(const Report& report, const std::string& report_path
                     report.summary.findings, nearest_platform(report)));
     out.add(differing_findings(report));
   }
+  out.add(varying_checks(report, index));
   out.add(baseline_line(report));
   add_details(out, recap, RecapKind::drift, "Drifted cases");
   add_details(out, recap, RecapKind::varied, "Drifted cases known to vary (not gating)");

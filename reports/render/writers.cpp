@@ -101,6 +101,12 @@ std::string painted_mark(Outcome outcome, bool color) {
   return text;
 }
 
+// "none" for a finding, "varies" for a check its platform records so, else the expectation.
+std::string expected_column(const CheckResult& g) {
+  if (g.expected_from == ExpectationSource::none) return "none";
+  return g.recorded_varying ? "varies" : to_string(g.expected);
+}
+
 int rank(Outcome outcome) {
   if (fails_gate(outcome)) return 0;
   if (outcome == Outcome::errored) return 1;
@@ -130,11 +136,11 @@ void ConsoleSummaryWriter::do_write(const Report& report) {
   }
   for (const auto* g : rows) {
     const std::int64_t run = g->held + g->violated;
-    fmt::print(out_, "{:<{}}  {:<{}}  {:<{}}  {:<6}  {:<8}  {:<8}  {:>13}  {}\n", g->contract,
-               w_contract, g->check, w_check, g->impl, w_impl, g->device,
-               g->expected_from == ExpectationSource::none ? "none" : to_string(g->expected),
+    const std::string note = varying_note(*g);
+    fmt::print(out_, "{:<{}}  {:<{}}  {:<{}}  {:<6}  {:<8}  {:<8}  {:>13}  {}{}\n", g->contract,
+               w_contract, g->check, w_check, g->impl, w_impl, g->device, expected_column(*g),
                to_string(g->observed), fmt::format("{}/{}", g->violated, run),
-               painted_mark(g->outcome, style_.color));
+               painted_mark(g->outcome, style_.color), note.empty() ? "" : ", " + note);
   }
   const Summary& s = report.summary;
   fmt::print(

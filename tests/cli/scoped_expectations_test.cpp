@@ -28,12 +28,12 @@ class ScopedExpectations : public CliTest {
   }
   // An observation file for this machine's platform (as its report names it), recording `outcome`
   // for the check.
-  fs::path observation_here(const std::string& outcome) {
+  fs::path observation_here(const std::string& outcome, const std::string& version = "1.0.0") {
     write_text(contract, reference_contract("observed"));
     const Json r = run_report("");
     const fs::path file = dir / "here.json";
     Json b = {{"schema", "samebits.baseline"},
-              {"schema_version", "1.0.0"},
+              {"schema_version", version},
               {"name", "here"},
               {"platform", r["settings"]["platform"]},
               {"checks", {{"scoped/reference/aten", outcome}}}};
@@ -153,6 +153,25 @@ TEST_F(ScopedExpectations, ACoveringObservationGates) {
   rep = run_report("--observations " + quoted(holds), &r);
   EXPECT_EQ(r.exit_code, 1) << explain(r);
   EXPECT_EQ(only_check(rep)["outcome"], "unexpected_violation");
+}
+
+// A check recorded as "varies" here (seen both ways: its outcome is chance on this platform)
+// expects nothing: violated in the whole check or held in a subset, it is informational, exit 0,
+// and the console says why. The negative control is ACoveringObservationGates ("holds": exit 1).
+TEST_F(ScopedExpectations, ACheckRecordedAsVaryingNeverGates) {
+  const fs::path varies = observation_here("varies", "1.3.0");
+  for (const char* subset : {"", "--filter 'generator=exact' "}) {
+    Result r;
+    const Json rep = run_report(subset + std::string("--observations ") + quoted(varies), &r);
+    EXPECT_EQ(r.exit_code, 0) << explain(r);
+    const Json& check = only_check(rep);
+    EXPECT_EQ(check["observed"], *subset ? "holds" : "violated");
+    EXPECT_EQ(check["outcome"], "informational");
+    EXPECT_EQ(check["expected"], "unknown");
+    EXPECT_EQ(check["observed_on"], "here");
+    EXPECT_EQ(check["recorded_varying"], true);
+    EXPECT_NE(r.out.find("  info, recorded as varying on here\n"), std::string::npos) << r.out;
+  }
 }
 
 // The check is recorded violated here, and its exact-generator cases hold: a --case, a --filter or

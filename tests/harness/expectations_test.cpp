@@ -4,6 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <stdexcept>
+
+#include "contracts/embedded_suite.h"
+
 namespace samebits {
 // This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
 // visible here as an unnamed namespace's would be.
@@ -59,8 +64,10 @@ TEST(Expectations, TheCoveringPlatformsObservation) {
   EXPECT_EQ(none.from, ExpectationSource::observation);
 }
 
-// A check the platform's file records as "varies" (seen both ways there) is expected nothing:
-// reported, never gating. Control: the same file recording "violated" expects a violation.
+// A check the platform's file records as "varies" (seen both ways there) is expected nothing, and
+// says why (varying), so the reports can tell it from a check with no record: reported, never
+// gating. Controls: the same file recording "violated" expects a violation; a check it does not
+// record (none of its cases ran there) expects nothing and is not marked varying.
 TEST(Expectations, ACheckRecordedAsVaryingExpectsNothing) {
   const auto file = [](const std::string& outcome) {
     return parse_baseline(R"({"schema": "samebits.baseline", "schema_version": "1.3.0",
@@ -74,9 +81,57 @@ TEST(Expectations, ACheckRecordedAsVaryingExpectsNothing) {
   EXPECT_EQ(e.expected, Expectation::unknown);
   EXPECT_EQ(e.from, ExpectationSource::observation);
   EXPECT_EQ(e.observed_on, "x");
+  EXPECT_TRUE(e.varying);
+  const auto unrecorded = r.resolve(contract(), contract().checks[1], "aten", "cpu");
+  EXPECT_EQ(unrecorded.expected, Expectation::unknown);
+  EXPECT_FALSE(unrecorded.varying);
   const ExpectationResolver control({file("violated")}, cpu("X", "AVX2"));
-  EXPECT_EQ(control.resolve(contract(), contract().checks[0], "aten", "cpu").expected,
-            Expectation::violated);
+  const auto violated = control.resolve(contract(), contract().checks[0], "aten", "cpu");
+  EXPECT_EQ(violated.expected, Expectation::violated);
+  EXPECT_FALSE(violated.varying);
+}
+
+// The recordings built into the binary (contracts/observed/*.json, embedded at build time): on an
+// H200 (its fingerprint stated here, not detected) ATen's efficient attention backward's
+// gradient_determinism is recorded as varying, its dQ atomics agreeing in some runs only; on the
+// H100 (control) it is recorded violated, and on the H200 the flash backward's stays violated.
+TEST(Expectations, TheEmbeddedH200RecordsTheEfficientBackwardAsVarying) {
+  const auto attention = [] {
+    for (const auto& file : embedded_contracts()) {
+      if (file.name == "attention.json") return parse_contract(file.text, "embedded:" + file.name);
+    }
+    throw std::runtime_error("attention.json is not embedded");
+  }();
+  const auto check =
+      std::find_if(attention.checks.begin(), attention.checks.end(),
+                   [](const CheckDecl& c) { return c.name == "gradient_determinism"; });
+  ASSERT_NE(check, attention.checks.end());
+  const auto gpu = [](const std::string& name) {
+    PlatformFingerprint f;
+    f.device = "cuda";
+    f.gpu = name;
+    f.sm_count = "132";
+    f.torch = "2.11.0";
+    f.cuda = "13.0";
+    f.cudnn = "91900";
+    f.cublas = "13.1.0";
+    return f;
+  };
+  const ExpectationResolver h200(embedded_baselines(), gpu("NVIDIA H200"));
+  ASSERT_NE(h200.covering(), nullptr);
+  EXPECT_EQ(h200.covering()->name, "h200");
+  const auto efficient = h200.resolve(attention, *check, "aten.efficient", "cuda");
+  EXPECT_EQ(efficient.expected, Expectation::unknown);
+  EXPECT_TRUE(efficient.varying);
+  const auto flash = h200.resolve(attention, *check, "aten.flash", "cuda");
+  EXPECT_EQ(flash.expected, Expectation::violated);
+  EXPECT_FALSE(flash.varying);
+  const ExpectationResolver h100(embedded_baselines(), gpu("NVIDIA H100 80GB HBM3"));
+  ASSERT_NE(h100.covering(), nullptr);
+  EXPECT_EQ(h100.covering()->name, "h100");
+  const auto on_h100 = h100.resolve(attention, *check, "aten.efficient", "cuda");
+  EXPECT_EQ(on_h100.expected, Expectation::violated);
+  EXPECT_FALSE(on_h100.varying);
 }
 
 TEST(Expectations, NoCoveringPlatformMeansAFinding) {

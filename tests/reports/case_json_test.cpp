@@ -108,6 +108,23 @@ TEST(CaseJson, AnIdenticalOutputLeavesItsDefaultsOut) {
   EXPECT_EQ(read.expected_from, ExpectationSource::promise);
 }
 
+// 3.2: a case whose platform records its check as "varies" carries the mark (report merge judges
+// the shares' cases again, and the check's mark comes from them); left out when false.
+TEST(CaseJson, TheVaryingMarkIsWrittenOnlyWhereSet) {
+  CaseResult c = violated_case();
+  c.expected = Expectation::unknown;
+  c.expected_from = ExpectationSource::observation;
+  c.observed_on = "h200";
+  EXPECT_FALSE(Json(c).contains("recorded_varying"));
+  EXPECT_FALSE(Json(c).get<CaseResult>().recorded_varying);
+  c.recorded_varying = true;
+  const Json record = c;
+  EXPECT_EQ(record.at("recorded_varying"), true);
+  const CaseResult read = record.get<CaseResult>();
+  EXPECT_TRUE(read.recorded_varying);
+  EXPECT_TRUE(judge_checks({read}).at(0).recorded_varying);
+}
+
 // A histogram over the standard buckets is its counts, trailing zeros cut; an integer output's
 // (none) is left out; any other set of buckets stays an object.
 TEST(CaseJson, UlpHistogramsAsCounts) {

@@ -21,6 +21,7 @@
 #include "reports/model/outcome.h"
 #include "reports/model/report_reader.h"
 #include "reports/render/report_writer.h"
+#include "tests/reports/console_text.h"
 
 namespace samebits {
 // This file's helpers, apart from its neighbours' in a unity build (SAMEBITS_UNITY), and
@@ -308,14 +309,7 @@ TEST(ConsoleSummary, SurprisesFirstThenTheTotals) {
   r.cases = {fine, violated_case()};  // the expected violation first
   r.checks = judge_checks(r.cases);
   r.summary = summarize(r.cases, r.checks);
-  std::FILE* out = std::tmpfile();
-  ASSERT_NE(out, nullptr);
-  ConsoleSummaryWriter(out).write(r);
-  std::rewind(out);
-  std::string text;
-  char buf[512];
-  while (std::fgets(buf, sizeof(buf), out)) text += buf;
-  std::fclose(out);
+  const std::string text = console_summary_text(r);
   const auto surprise = text.find("FAIL new violation");
   const auto expected = text.find("ok\n");
   ASSERT_NE(surprise, std::string::npos) << text;

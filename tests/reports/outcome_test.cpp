@@ -47,6 +47,7 @@ struct Rule {
   int exit_code;
   ExpectationSource from = ExpectationSource::promise;
   std::int64_t planned = 0;  // the check's cases in the whole plan; 0: exactly those run
+  bool recorded_varying = false;  // the covering platform records the check as "varies"
 };
 void PrintTo(const Rule& p, std::ostream* os) {
   *os << p.name;
@@ -60,6 +61,7 @@ TEST_P(GateTest, OutcomeAndExitCode) {
   for (auto v : rule.verdicts) {
     cases.push_back(case_with(v, rule.expected));
     cases.back().expected_from = rule.from;
+    cases.back().recorded_varying = rule.recorded_varying;
   }
   PlannedCounts planned;
   if (rule.planned > 0) planned[planned_key("sum", "determinism", "aten", "cpu")] = rule.planned;
@@ -68,6 +70,7 @@ TEST_P(GateTest, OutcomeAndExitCode) {
   EXPECT_EQ(to_string(checks[0].outcome), to_string(rule.outcome));
   EXPECT_EQ(to_string(checks[0].observed), rule.observed);
   EXPECT_EQ(to_string(checks[0].expected), rule.expected);
+  EXPECT_EQ(checks[0].recorded_varying, rule.recorded_varying);  // for the reports to say so
   EXPECT_EQ(summarize(cases, checks).exit_code, rule.exit_code);
 }
 
@@ -90,20 +93,35 @@ const Rule kRules[] = {
     {"UnknownViolated", "unknown", {V::violated}, Outcome::informational, "violated", 0},
     {"UnknownHolds", "unknown", {V::holds}, Outcome::informational, "holds", 0},
     // A check a covering platform recorded as varying (seen both ways there): either way, no gate.
+    // The negative control, the same platform recording "holds", is ObservationNewViolation below.
     {"RecordedVaryingViolated",
      "unknown",
-     {V::violated},
+     {V::holds, V::violated},
      Outcome::informational,
      "violated",
      0,
-     ExpectationSource::observation},
+     ExpectationSource::observation,
+     0,
+     true},
     {"RecordedVaryingHolds",
+     "unknown",
+     {V::holds, V::holds},
+     Outcome::informational,
+     "holds",
+     0,
+     ExpectationSource::observation,
+     0,
+     true},
+    // A subset of a varying check is not judged either: nothing was expected of the whole.
+    {"RecordedVaryingSubsetHolds",
      "unknown",
      {V::holds},
      Outcome::informational,
      "holds",
      0,
-     ExpectationSource::observation},
+     ExpectationSource::observation,
+     4,
+     true},
     {"AllSkipped", "holds", {V::skipped, V::skipped}, Outcome::not_run, "skipped", 0},
     {"SkippedCasesDoNotCount", "holds", {V::skipped, V::holds}, Outcome::as_expected, "holds", 0},
     {"StaleDespiteSkips",

@@ -78,6 +78,25 @@ TEST(ReportJson, ACheckLeavesOutWhatItLacks) {
   EXPECT_EQ(j.get<CheckResult>().nearest_observed, Expectation::unknown);
 }
 
+// 3.2: a check its covering platform records as "varies" says so; any other leaves the key out,
+// and a check without it (3.1 and before) reads as not varying.
+TEST(ReportJson, ACheckRecordedAsVaryingSaysSo) {
+  CheckResult g = finding();
+  g.expected = Expectation::unknown;
+  g.outcome = Outcome::informational;
+  g.recorded_varying = true;
+  const Json j = g;
+  EXPECT_EQ(j.at("recorded_varying"), true);
+  EXPECT_TRUE(j.get<CheckResult>().recorded_varying);
+  g.recorded_varying = false;
+  const Json plain = g;
+  EXPECT_FALSE(plain.contains("recorded_varying"));
+  EXPECT_FALSE(plain.get<CheckResult>().recorded_varying);
+  Json wrong = j;
+  wrong["recorded_varying"] = "yes";
+  EXPECT_THROW(wrong.get<CheckResult>(), FieldError);
+}
+
 // A 2.0 check: no expected_from, planned, crashed nor nearest_observed.
 TEST(ReportJson, A2xCheckReadsWithTheOldMeanings) {
   Json j = finding();
