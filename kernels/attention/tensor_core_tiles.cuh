@@ -137,9 +137,32 @@ struct Loader {
   std::uint32_t q_s, k_s, v_s;
   int tid;
 
-  // Query rows into shared memory (missing rows as zeros).
+  // Query rows into shared memory (missing rows as zeros). Row r is token first + r / pack of
+  // head head0 + r % pack. A thread copies chunk c = tid % C of rows r0 + kGap i: where pack
+  // divides kGap those rows share a head and their tokens step by kGap / pack, so one address
+  // is worked out and then stepped; else each row's is (the same copies). Row by row, a turn's
+  // queries cost the wgmma prefill's copying warps as many instructions as eight key tiles.
   __device__ void queries(const BlockRows& rows) const {
     const auto* q = static_cast<const std::uint16_t*>(p.q);
+    constexpr int kGap = L::kThreads / C;
+    if constexpr (L::kThreads % C == 0 && kGap % 8 == 0) {
+      if (kGap % rows.pack == 0) {
+        const int r0 = tid / C, c = tid % C, step = kGap / rows.pack;
+        const std::int64_t t0 = rows.token(r0);
+        const std::uint16_t* at =
+            q + layout::row_offset(p, rows.b, t0, p.q_seq_stride, p.q_token_stride) +
+            rows.head(r0) * p.q_head_stride + c * 8;
+        const std::int64_t at_step = step * p.q_token_stride;
+        const std::uint32_t dst = q_s + L::q_chunk(r0, c) * 16;
+        const std::uint32_t dst_step = (L::q_chunk(kGap, 0) - L::q_chunk(0, 0)) * 16;
+#pragma unroll
+        for (int i = 0; i < L::kRows / kGap; ++i) {
+          const bool valid = t0 + i * step < rows.q_len;
+          copy16(dst + i * dst_step, valid ? at + i * at_step : q, valid);
+        }
+        return;
+      }
+    }
 #pragma unroll 4
     for (int idx = tid; idx < L::kRows * C; idx += L::kThreads) {
       const int r = idx / C, c = idx % C;

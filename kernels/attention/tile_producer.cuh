@@ -95,6 +95,14 @@ struct TileProducer {
       vj = v + page * p.v_page_stride + slot * p.v_token_stride;
     }
     const std::int64_t k_step = kGap * p.k_token_stride, v_step = kGap * p.v_token_stride;
+    if (t0 - r0 + kKeys <= end) {  // every key of the tile: no key to check
+#pragma unroll
+      for (int i = 0; i < kPerThread; ++i) {
+        copy16(k_dst + at + i * step, kj + i * k_step, true);
+        copy16(v_dst + at + i * step, vj + i * v_step, true);
+      }
+      return;
+    }
 #pragma unroll
     for (int i = 0; i < kPerThread; ++i) {
       const bool valid = t0 + kGap * i < end;
