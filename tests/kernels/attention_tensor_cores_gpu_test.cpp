@@ -6,6 +6,7 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -114,7 +115,8 @@ class TensorCoreAttentionBound : public ::testing::TestWithParam<BoundCase> {};
 TEST_P(TensorCoreAttentionBound, WithinTheBoundOfAFloat64Reference) {
   SAMEBITS_REQUIRE_CUDA();
   const BoundCase& c = GetParam();
-  const AttentionShape s{c.dtype, 8, 8 / c.group, c.head_dim, c.causal, c.key_rise};
+  const std::int64_t heads = std::max<std::int64_t>(8, c.group);
+  const AttentionShape s{c.dtype, heads, heads / c.group, c.head_dim, c.causal, c.key_rise};
   const std::vector<SequenceCall> calls{
       {1, 1, 1, 1},        {2, 127, 127, 127}, {3, 128, 128, 128},    {4, 129, 129, 129},
       {5, 1000, 1000, 64}, {6, 1000, 1000, 1}, {7, 4095, 4095, 4095}, {8, 4097, 4097, 300}};
@@ -172,7 +174,12 @@ INSTANTIATE_TEST_SUITE_P(Shapes, TensorCoreAttentionBound,
                                            // (a row max that climbs past the order's slack
                                            // tile after tile: rescales, P up to 2^8)
                                            BoundCase{at::kBFloat16, 128, 4, true, 0, 64.0},
-                                           BoundCase{at::kHalf, 64, 1, false, 16, 64.0}),
+                                           BoundCase{at::kHalf, 64, 1, false, 16, 64.0},
+                                           // (groups of 16 and 32 heads: more heads per block
+                                           // row group than rows between a copying thread's
+                                           // query rows, so each row's address is its own)
+                                           BoundCase{at::kBFloat16, 128, 16, true, 0},
+                                           BoundCase{at::kHalf, 64, 32, true, 64}),
                          bound_name);
 
 struct InvarianceCase {
