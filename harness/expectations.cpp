@@ -43,4 +43,13 @@ const Baseline* ExpectationResolver::nearest() const {
   return best;
 }
 
+NearestOutcome ExpectationResolver::nearest_outcome(const std::string& key) const {
+  const Baseline* near = covering_ ? nullptr : nearest();
+  if (!near) return {};
+  const auto it = near->checks.find(key);
+  if (it == near->checks.end()) return {};
+  // (a Baseline keeps "varies" as Expectation::unknown)
+  return {it->second, it->second == Expectation::unknown};
+}
+
 }  // namespace samebits

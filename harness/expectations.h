@@ -19,6 +19,13 @@ struct ResolvedExpectation {
   bool varying = false;     // the covering platform records the check as "varies": nothing expected
 };
 
+// What the nearest recorded platform saw of a check, for a finding: its verdict, or that it records
+// the check as "varies" (outcome unknown, varying); unknown and not varying where it saw nothing.
+struct NearestOutcome {
+  Expectation outcome = Expectation::unknown;
+  bool varying = false;
+};
+
 class ExpectationResolver {
  public:
   // `recorded`: the platforms' observations (any the command names, then the embedded ones). The
@@ -34,6 +41,8 @@ class ExpectationResolver {
   // Without a covering platform, the recorded one of this device that differs in the fewest fields
   // (for "how this machine differs"), or nullptr.
   const Baseline* nearest() const;
+  // What nearest() saw of the check contract/check/impl; nothing where a platform covers this one.
+  NearestOutcome nearest_outcome(const std::string& check_key) const;
   const std::vector<Baseline>& recorded() const { return recorded_; }
 
  private:

@@ -198,12 +198,12 @@ Report execute_run(const RunRequest& request, const PlannedRun& plan) {
     settings.kernel_capture_dropped_records = capture.capture->dropped_records();
   }
   report.checks = judge_checks(report.cases, plan.planned);
-  if (const Baseline* near = expectations.covering() ? nullptr : expectations.nearest()) {
-    for (auto& g : report.checks) {
-      if (g.outcome != Outcome::finding) continue;
-      const auto it = near->checks.find(check_key(g.contract, g.check, g.impl));
-      if (it != near->checks.end()) g.nearest_observed = it->second;
-    }
+  for (auto& g : report.checks) {
+    if (g.outcome != Outcome::finding) continue;
+    const NearestOutcome near =
+        expectations.nearest_outcome(check_key(g.contract, g.check, g.impl));
+    g.nearest_observed = near.outcome;
+    g.nearest_varying = near.varying;
   }
   report.summary = summarize(report.cases, report.checks);
   if (interrupted || broken) report.summary.exit_code = kExitInfrastructure;

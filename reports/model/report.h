@@ -22,8 +22,9 @@ namespace samebits {
 // tables, a mismatch's values and ULPs left out where its bits give them
 // (reports/model/case_json.h). 3.1: the whole run's plan ("plan") and each case's position in it
 // ("index"), so shares merge without planning again. 3.2: "recorded_varying" on a check and its
-// cases whose covering platform records the check as "varies".
-inline constexpr const char* kReportSchemaVersion = "3.2.0";
+// cases whose covering platform records the check as "varies". 3.3: "nearest_varying" on a
+// finding whose nearest recorded platform records it as "varies".
+inline constexpr const char* kReportSchemaVersion = "3.3.0";
 
 // One element where two outputs disagree.
 struct Mismatch {
@@ -151,8 +152,10 @@ struct CheckResult {
   // observed_on records the check as "varies" (seen both ways there, e.g. a backward whose atomics
   // sometimes agree): nothing is expected, so the outcome is informational, and the reports say so.
   bool recorded_varying = false;
-  // For a finding: what the nearest recorded platform of this device saw (unknown: nothing).
+  // For a finding: what the nearest recorded platform of this device saw (unknown: nothing, or
+  // seen both ways there: nearest_varying).
   Expectation nearest_observed = Expectation::unknown;
+  bool nearest_varying = false;
   // violated if any case was, else crashed, timed_out, error, holds, skipped
   Verdict observed = Verdict::skipped;
   Outcome outcome = Outcome::not_run;

@@ -24,6 +24,7 @@ void to_json(Json& j, const CheckResult& g) {
   if (g.outcome == Outcome::finding && g.nearest_observed != Expectation::unknown) {
     j["nearest_observed"] = to_string(g.nearest_observed);
   }
+  if (g.outcome == Outcome::finding && g.nearest_varying) j["nearest_varying"] = true;
   j["observed"] = to_string(g.observed);
   j["outcome"] = to_string(g.outcome);
   j["planned"] = g.planned;
@@ -53,6 +54,7 @@ void from_json(const Json& j, CheckResult& g) {
   if (f.has("nearest_observed")) {
     g.nearest_observed = f.enumerated<Expectation>("nearest_observed", expectation_names());
   }
+  g.nearest_varying = f.flag("nearest_varying");  // 3.3; absent: false
   g.observed = f.enumerated<Verdict>("observed", verdict_names());
   g.outcome = f.enumerated<Outcome>("outcome", outcome_names());
   g.cases = f.number<std::int64_t>("cases");

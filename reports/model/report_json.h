@@ -9,7 +9,8 @@ namespace samebits {
 
 // {contract, check, kind, impl, device, expected, expected_from, observed_on (only when not
 // empty), recorded_varying (3.2, only when true), nearest_observed (only for a finding with one),
-// observed, outcome, planned, cases, held, violated, skipped, errors, crashed, timed_out,
+// nearest_varying (3.3, only for a finding whose nearest platform records "varies"), observed,
+// outcome, planned, cases, held, violated, skipped, errors, crashed, timed_out,
 // violations_by_axis}. Reads 2.x checks too: expected_from absent is "promise", planned absent the
 // cases run, crashed (2.3) absent 0.
 void to_json(Json& j, const CheckResult& g);

@@ -63,6 +63,7 @@ Report merge_reports(const std::vector<ReportPart>& parts) {
   merged.settings.merged_from.clear();
   PlannedCounts planned;
   std::map<std::string, Expectation> nearest;
+  std::set<std::string> nearest_varying;
   std::set<std::string> seen;
   double slowest = 0;
   for (const auto& part : parts) {
@@ -74,6 +75,7 @@ Report merge_reports(const std::vector<ReportPart>& parts) {
       if (g.nearest_observed != Expectation::unknown) {
         nearest[check_key(g.contract, g.check, g.impl)] = g.nearest_observed;
       }
+      if (g.nearest_varying) nearest_varying.insert(check_key(g.contract, g.check, g.impl));
     }
     for (const auto& c : part.report.cases) {
       if (c.index < 0 || c.index >= plan_cases) {
@@ -94,8 +96,11 @@ Report merge_reports(const std::vector<ReportPart>& parts) {
                    [](const CaseResult& a, const CaseResult& b) { return a.index < b.index; });
   merged.checks = judge_checks(merged.cases, planned);
   for (auto& g : merged.checks) {
-    const auto it = nearest.find(check_key(g.contract, g.check, g.impl));
-    if (g.outcome == Outcome::finding && it != nearest.end()) g.nearest_observed = it->second;
+    if (g.outcome != Outcome::finding) continue;
+    const std::string key = check_key(g.contract, g.check, g.impl);
+    const auto it = nearest.find(key);
+    if (it != nearest.end()) g.nearest_observed = it->second;
+    g.nearest_varying = nearest_varying.count(key) > 0;
   }
   merged.summary = summarize(merged.cases, merged.checks);
   merged.summary.duration_s = slowest;  // the shares ran side by side: the slowest one's time

@@ -52,7 +52,13 @@ void print_findings_note(std::FILE* out, const Report& report) {
                fmt::join(settings.nearest_platform->differences, "; "));
     std::vector<std::string> differing;
     for (const auto& g : report.checks) {
-      if (g.outcome != Outcome::finding || g.nearest_observed == Expectation::unknown) continue;
+      if (g.outcome != Outcome::finding) continue;
+      if (g.nearest_varying) {  // (seen both ways there: whatever was seen here differs)
+        differing.push_back(fmt::format("  {}/{}/{}: {} here, varies on {}", g.contract, g.check,
+                                        g.impl, to_string(g.observed), name));
+        continue;
+      }
+      if (g.nearest_observed == Expectation::unknown) continue;
       if (to_string(g.nearest_observed) == to_string(g.observed)) continue;
       differing.push_back(fmt::format("  {}/{}/{}: {} here, {} on {}", g.contract, g.check, g.impl,
                                       to_string(g.observed), to_string(g.nearest_observed), name));

@@ -165,5 +165,25 @@ TEST(Expectations, NearestIsTheSameDeviceWithFewestDifferences) {
   EXPECT_EQ(r.nearest()->name, "near");
 }
 
+// What the nearest platform saw, for a finding: its verdict, or that it records the check as
+// "varies", or nothing (a check it has no record of; or a platform covers this one).
+TEST(Expectations, TheNearestPlatformsOutcomeSaysWhenItVaries) {
+  const ExpectationResolver varies({recorded("near", cpu("Y", "AVX2"), Expectation::unknown)},
+                                   cpu("X", "AVX2"));
+  EXPECT_EQ(varies.nearest_outcome("c/determinism/aten").outcome, Expectation::unknown);
+  EXPECT_TRUE(varies.nearest_outcome("c/determinism/aten").varying);
+  // Controls: a verdict recorded there; no record of the check; a covering platform.
+  const ExpectationResolver holds({recorded("near", cpu("Y", "AVX2"), Expectation::holds)},
+                                  cpu("X", "AVX2"));
+  EXPECT_EQ(holds.nearest_outcome("c/determinism/aten").outcome, Expectation::holds);
+  EXPECT_FALSE(holds.nearest_outcome("c/determinism/aten").varying);
+  EXPECT_FALSE(varies.nearest_outcome("c/reference/aten").varying);
+  EXPECT_EQ(varies.nearest_outcome("c/reference/aten").outcome, Expectation::unknown);
+  const ExpectationResolver covered({recorded("mine", cpu("X", "AVX2"), Expectation::unknown)},
+                                    cpu("X", "AVX2"));
+  ASSERT_NE(covered.covering(), nullptr);
+  EXPECT_FALSE(covered.nearest_outcome("c/determinism/aten").varying);
+}
+
 }  // namespace expectations_test_file
 }  // namespace samebits

@@ -76,6 +76,25 @@ TEST(ReportJson, ACheckLeavesOutWhatItLacks) {
   j = g;
   EXPECT_FALSE(j.contains("nearest_observed"));
   EXPECT_EQ(j.get<CheckResult>().nearest_observed, Expectation::unknown);
+  EXPECT_FALSE(j.contains("nearest_varying"));
+}
+
+// A finding whose nearest platform records the check as "varies" (3.3) says so, and reads back;
+// the flag is left out when false, and for a check that is not a finding (the control).
+TEST(ReportJson, AFindingWhoseNearestPlatformVariesSaysSo) {
+  CheckResult g = finding();
+  g.nearest_observed = Expectation::unknown;
+  g.nearest_varying = true;
+  const Json j = g;
+  EXPECT_EQ(j.at("nearest_varying"), true);
+  EXPECT_FALSE(j.contains("nearest_observed"));
+  const CheckResult back = j.get<CheckResult>();
+  EXPECT_TRUE(back.nearest_varying);
+  EXPECT_EQ(back.nearest_observed, Expectation::unknown);
+  EXPECT_EQ(Json(back).dump(), j.dump());
+  g.outcome = Outcome::as_expected;
+  EXPECT_FALSE(Json(g).contains("nearest_varying"));
+  EXPECT_FALSE(Json(finding()).get<CheckResult>().nearest_varying);  // (absent: false)
 }
 
 // 3.2: a check its covering platform records as "varies" says so; any other leaves the key out,

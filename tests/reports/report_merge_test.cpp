@@ -77,6 +77,33 @@ TEST(ReportMerge, OnlyTheWholeMergeSaysNowHolds) {
   EXPECT_EQ(merge_reports({{"a.json", a}}).checks[0].outcome, Outcome::not_observed);
 }
 
+// A finding keeps what the nearest recorded platform saw through the merge: its verdict, or that
+// it records the check as "varies" (from whichever share carries it). Control: neither, nothing.
+TEST(ReportMerge, AFindingKeepsTheNearestPlatformsOutcome) {
+  auto finding = [](int n) {
+    CaseResult c = case_of(n, Verdict::holds);
+    c.expected = Expectation::unknown;
+    c.expected_from = ExpectationSource::none;
+    return c;
+  };
+  Report a = part({finding(1), finding(3)}, "0/2");
+  Report b = part({finding(2)}, "1/2");
+  ASSERT_EQ(a.checks[0].outcome, Outcome::finding);
+  b.checks[0].nearest_varying = true;
+  Report m = merge_reports({{"a.json", a}, {"b.json", b}});
+  ASSERT_EQ(m.checks[0].outcome, Outcome::finding);
+  EXPECT_TRUE(m.checks[0].nearest_varying);
+  b.checks[0].nearest_varying = false;
+  a.checks[0].nearest_observed = Expectation::violated;
+  m = merge_reports({{"a.json", a}, {"b.json", b}});
+  EXPECT_FALSE(m.checks[0].nearest_varying);
+  EXPECT_EQ(m.checks[0].nearest_observed, Expectation::violated);
+  a.checks[0].nearest_observed = Expectation::unknown;
+  m = merge_reports({{"a.json", a}, {"b.json", b}});
+  EXPECT_FALSE(m.checks[0].nearest_varying);
+  EXPECT_EQ(m.checks[0].nearest_observed, Expectation::unknown);
+}
+
 TEST(ReportMerge, PartsThatDoNotBelongTogetherAreRefused) {
   const Report a = part({case_of(1, Verdict::holds)}, "0/2");
   Report other_seed = part({case_of(2, Verdict::holds)}, "1/2");

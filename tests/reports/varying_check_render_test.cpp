@@ -150,5 +150,43 @@ TEST(VaryingCheckJunit, APassingTestcaseWithTheHeadline) {
   EXPECT_NE(xml.find("failures=\"0\" errors=\"0\""), std::string::npos) << xml;
 }
 
+// The same check on a platform no recorded one covers (a finding), whose nearest recorded
+// platform, h200, records it as "varies" (nearest_varying) or has no record of it.
+Report uncovered_run(bool nearest_varies) {
+  Report r = h200_run(false);
+  for (auto& c : r.cases) {
+    c.expected_from = ExpectationSource::none;
+    c.observed_on.clear();
+  }
+  r.checks = judge_checks(r.cases);
+  for (auto& g : r.checks) g.nearest_varying = nearest_varies;
+  r.summary = summarize(r.cases, r.checks);
+  r.settings.nearest_platform =
+      NearestPlatform{"h200", {"gpu: NVIDIA H200 there, NVIDIA B200 here"}};
+  return r;
+}
+
+// Where the nearest platform records a finding's check as "varies", the terminal's findings note
+// and Markdown's table of findings that differ from it say so. Control: no record, no such line.
+TEST(NearestPlatformVaries, TheFindingsThatDifferSaySo) {
+  const Report varies = uncovered_run(true);
+  ASSERT_EQ(varies.checks[0].outcome, Outcome::finding);
+  std::string text = console_summary_text(varies);
+  EXPECT_NE(text.find("Findings that differ from h200:\n  attention/gradient_determinism/"
+                      "aten.efficient: violated here, varies on h200\n"),
+            std::string::npos)
+      << text;
+  std::string md = render_markdown(varies);
+  EXPECT_NE(md.find("| attention / gradient\\_determinism | aten.efficient / cuda | violated | "
+                    "varies |\n"),
+            std::string::npos)
+      << md;
+  const Report unrecorded = uncovered_run(false);
+  text = console_summary_text(unrecorded);
+  EXPECT_EQ(text.find("Findings that differ"), std::string::npos) << text;
+  md = render_markdown(unrecorded);
+  EXPECT_EQ(md.find("| finding |"), std::string::npos) << md;
+}
+
 }  // namespace varying_check_render_test_file
 }  // namespace samebits
