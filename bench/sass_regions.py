@@ -1,5 +1,5 @@
-# Where a warp-specialized kernel's time goes, by region of its code: Nsight Compute's per-SASS-line
-# stall sampling split into the copying warps, and the computing warps' turn start, tile loop and end.
+# Where a warp-specialized kernel's time goes, by region of its code: Nsight Compute's per-line
+# stall samples split into the copying warps and the computing warps' turn start, loop and end.
 """Split an Nsight Compute source page (per-SASS-line stall samples) into regions of the kernel.
 
 The input is the CSV that ``ncu -i REPORT --page source --csv --print-source sass`` prints for a
@@ -65,7 +65,8 @@ def main():
         sys.exit(f"{args.csv}: no header line starting with \"Address\": not ncu's source page")
     rows = list(csv.DictReader(lines[start:]))
     if not rows or SAMPLES not in rows[0]:
-        sys.exit(f"{args.csv}: no '{SAMPLES}' column: take the report with --section SourceCounters")
+        sys.exit(f"{args.csv}: no '{SAMPLES}' column: take the report with "
+                 "--section SourceCounters")
     stalls = [k for k in rows[0] if k.startswith("stall_") and "Not Issued" not in k]
     parts = regions(rows, args.loop_share)
     math_samples = sum(number(r, SAMPLES) for name, a, b in parts[:3] for r in rows[a:b])
