@@ -37,6 +37,14 @@ std::string varying_note(const CheckResult& check) {
   return "recorded as varying on " + check.observed_on;
 }
 
+std::string nearest_difference(const CheckResult& check) {
+  if (check.outcome != Outcome::finding) return "";
+  if (check.nearest_varying) return "varies";  // (whatever was seen here differs from chance)
+  if (check.nearest_observed == Expectation::unknown) return "";
+  const std::string there = to_string(check.nearest_observed);
+  return there == to_string(check.observed) ? "" : there;
+}
+
 int surprise_rank(Outcome outcome) {
   if (fails_gate(outcome)) return 0;
   if (outcome == Outcome::errored) return 1;

@@ -30,6 +30,11 @@ std::string outcome_label(Outcome outcome);
 // the outcome, so such a check does not read as one with no expectation at all.
 std::string varying_note(const CheckResult& check);
 
+// For a finding: what the nearest recorded platform saw of it ("holds", "violated", or "varies"
+// where it records the check as seen both ways), when that differs from what was seen here; else
+// "" (not a finding, nothing recorded there, or the same outcome). Every findings list uses it.
+std::string nearest_difference(const CheckResult& check);
+
 // Surprises first: 0 fails the gate, 1 errored, 2 finding, 3 anything else.
 int surprise_rank(Outcome outcome);
 

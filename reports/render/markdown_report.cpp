@@ -69,17 +69,11 @@ std::string differing_findings(const Report& r) {
   std::string rows;
   std::size_t n = 0;
   for (const auto& g : r.checks) {
-    if (g.outcome != Outcome::finding) continue;
-    // (a check the nearest platform records as "varies" differs whatever was seen here)
-    if (!g.nearest_varying) {
-      if (g.nearest_observed == Expectation::unknown) continue;
-      if (to_string(g.nearest_observed) == to_string(g.observed)) continue;
-    }
-    if (++n > kMarkdownRows) continue;
+    const std::string there = nearest_difference(g);
+    if (there.empty() || ++n > kMarkdownRows) continue;
     rows += fmt::format("| {} / {} | {} / {} | {} | {} |\n", escape_markdown(g.contract),
                         escape_markdown(g.check), escape_markdown(g.impl),
-                        escape_markdown(g.device), to_string(g.observed),
-                        g.nearest_varying ? "varies" : to_string(g.nearest_observed));
+                        escape_markdown(g.device), to_string(g.observed), there);
   }
   if (n == 0) return "";
   std::string out =

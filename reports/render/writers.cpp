@@ -52,16 +52,10 @@ void print_findings_note(std::FILE* out, const Report& report) {
                fmt::join(settings.nearest_platform->differences, "; "));
     std::vector<std::string> differing;
     for (const auto& g : report.checks) {
-      if (g.outcome != Outcome::finding) continue;
-      if (g.nearest_varying) {  // (seen both ways there: whatever was seen here differs)
-        differing.push_back(fmt::format("  {}/{}/{}: {} here, varies on {}", g.contract, g.check,
-                                        g.impl, to_string(g.observed), name));
-        continue;
-      }
-      if (g.nearest_observed == Expectation::unknown) continue;
-      if (to_string(g.nearest_observed) == to_string(g.observed)) continue;
+      const std::string there = nearest_difference(g);
+      if (there.empty()) continue;
       differing.push_back(fmt::format("  {}/{}/{}: {} here, {} on {}", g.contract, g.check, g.impl,
-                                      to_string(g.observed), to_string(g.nearest_observed), name));
+                                      to_string(g.observed), there, name));
     }
     if (!differing.empty()) {
       fmt::print(out, "Findings that differ from {}:\n{}\n", name, fmt::join(differing, "\n"));
