@@ -8,6 +8,7 @@
 #include "kernels/attention/attention_warpgroups.h"
 #include "kernels/attention/tensor_core_tiles.cuh"
 #include "kernels/attention/tile_producer.cuh"
+#include "kernels/attention/warpgroup_turns.cuh"
 #include "kernels/common/cuda_status.h"
 #include "kernels/common/occupancy.h"
 #include "kernels/common/shared_memory.h"
@@ -63,58 +64,7 @@ constexpr int kAlign = 1024;      // the swizzle's atom: 8 rows of 128 bytes
 static_assert(WarpgroupTiles<128>::kTileBytes + kAlign + 1024 <= 227 * 1024,
               "a block's shared memory (with some 600 static bytes) fits Hopper's 227 KB");
 
-// The grid a persistent launch stands for: gx * gy * gz blocks (launch order, x fastest).
-struct WorkGrid {
-  std::int64_t gx, gy, gz;
-};
-
 #if defined(SAMEBITS_WGMMA_DEVICE)
-// A block's turn: a block of the work grid (launch order; -1 once none is left) and its rows.
-struct Turn {
-  std::int64_t linear;
-  BlockRows rows;
-};
-
-// The blocks of the work grid a persistent block takes, in turn (only blocks with rows). With
-// p.turn_counter (zeroed by the caller) the next in launch order as each block frees, as a plain
-// launch's blocks start; else a static order (launch_order.h's persistent_turn). Which block
-// computes which rows changes no bits. One thread asks, and hands the turn on.
-struct Turns {
-  const AttentionProblem& p;
-  int pack;
-  std::int64_t q_tiles, splits, section;
-  WorkGrid work;
-  std::int64_t round = 0;  // (the static order's)
-
-  __device__ Turn next() {
-    const std::int64_t total = work.gx * work.gy * work.gz;
-    for (;;) {
-      Turn turn;
-      if (p.turn_counter) {
-        turn.linear = static_cast<std::int64_t>(atomicAdd(p.turn_counter, 1ull));
-        if (turn.linear >= total) return Turn{-1, {}};
-      } else {
-        if (round * gridDim.x >= total) return Turn{-1, {}};
-        turn.linear = attention_launch::persistent_turn(blockIdx.x, gridDim.x, round++, total);
-        if (turn.linear < 0) continue;
-      }
-      turn.rows = block_rows_of<kGroupRows>(p, pack, q_tiles, splits, section,
-                                            grid_block(turn.linear, work.gx, work.gy, work.gz));
-      if (turn.rows.first < turn.rows.q_len) return turn;
-    }
-  }
-};
-
-// A block's turns, rows included (their integer work done once, by one thread), from the copying
-// warpgroup's first thread to the other copying threads (two slots, one named barrier a turn) and
-// to the computing warps (a ring of kTurnSlots, a full and an empty barrier per slot: a slot is
-// given back once its turn's outputs are written).
-constexpr int kTurnSlots = 4;
-struct TurnSlots {
-  Turn copiers[2], computing[kTurnSlots];
-  std::uint64_t full[kTurnSlots], empty[kTurnSlots];
-};
-
 // Where a block's keys and values are, for its copies.
 __device__ inline TileSource source_of(const AttentionProblem& p, const BlockRows& rows) {
   TileSource src;
@@ -158,7 +108,7 @@ __device__ void copy_tiles(const AttentionProblem& p, int pack, std::int64_t q_t
                            std::uint32_t full, std::uint32_t empty, std::uint32_t q_empty,
                            TurnSlots& slots) {
   constexpr int S = L::kStages;
-  Turns turns{p, pack, q_tiles, splits, section, work};
+  Turns<kGroupRows> turns{p, pack, q_tiles, splits, section, work};
   const auto slot_full = static_cast<std::uint32_t>(__cvta_generic_to_shared(slots.full));
   const auto slot_empty = static_cast<std::uint32_t>(__cvta_generic_to_shared(slots.empty));
   int t = 0, loads = 0;  // tiles and query tiles copied so far
