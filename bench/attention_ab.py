@@ -13,6 +13,8 @@ chunked prefill over paged caches (pages of 64 and 16, NaN in unused slots) and 
 (on the CPU the same paths at smaller sizes, without the three largest). Times
 (CUDA only): 5 x 10 calls of causal bf16 d 128 prefill at the issue 32 bar shapes, CUDA events, the
 libraries alternating round by round, with cuDNN's SDPA beside them. Exit 1 if any bits differ.
+Each worker's end is printed to stderr as it comes (its kind, library and seconds), since the
+summary waits for all of them: a run cut short by a timeout still says how far it got.
 --perturb NAME changes one input element for that library: the control that a difference shows.
 """
 import argparse
@@ -24,6 +26,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 import torch
 
@@ -153,11 +156,16 @@ def run_worker(path, device, bits, times, perturb, out):
            "--device", device, "--out", out]
     cmd += (["--bits"] if bits else []) + (["--times"] if times else [])
     cmd += ["--perturb-inputs"] if perturb else []
+    start = time.monotonic()
     done = subprocess.run(cmd, capture_output=True, text=True)
     if done.returncode != 0:
         sys.exit(f"{path}: the worker failed (exit {done.returncode}):\n{done.stderr[-2000:]}")
     with open(out) as f:
-        return json.load(f)
+        result = json.load(f)
+    # (as each worker ends, so that a run cut short still says how far it got)
+    print(f"worker {'bits' if bits else 'times'} {path}: {time.monotonic() - start:.1f} s",
+          file=sys.stderr, flush=True)
+    return result
 
 
 def main():

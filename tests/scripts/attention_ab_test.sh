@@ -9,6 +9,8 @@ status=$?
 [ $status -eq 0 ] || fail "the same build: exit $status: $out"
 echo "$out" | grep -q "^0 of 12 cases differ in bits from a's" || fail "the same build: $out"
 [ "$(echo "$out" | grep -c "^bits .* equal$")" -eq 12 ] || fail "the same build: $out"
+# (a line per worker as it ends, so that a run cut short says how far it got)
+[ "$(echo "$out" | grep -c "^worker bits .*: [0-9.]* s$")" -eq 2 ] || fail "progress lines: $out"
 out=$("$python" "$script" --lib a="$lib" --lib b="$lib" --device cpu --perturb b 2>&1)
 status=$?
 [ $status -eq 1 ] || fail "the control: exit $status: $out"
