@@ -230,6 +230,8 @@ TEST(RunComparison, ACheckSeenBothWaysIsRecordedAsVaryingAndNeverGates) {
   EXPECT_EQ(read.checks.at("sum/determinism/aten"), Expectation::unknown);
 
   for (const Report* now : {&earlier(), &flipped}) {
+    SCOPED_TRACE(now == &flipped ? "a later run like the flipped one"
+                                 : "a later run like the earlier one");
     const RunComparison c = compare_runs(read, *now, "now");
     EXPECT_TRUE(c.verdict_changes.empty());
     EXPECT_EQ(c.checks_varying, std::vector<std::string>{"sum/determinism/aten"});
