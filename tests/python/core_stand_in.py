@@ -1,0 +1,27 @@
+# A stand-in for samebits._core where the package's wrappers run over a built ops library alone (the
+# GPU machine's Python is not the one _core was built for): it loads SAMEBITS_OPS_LIB, no engine.
+"""Copied as samebits/_core.py beside python/samebits/*.py by scripts/gpu-check (attention mode),
+so that tests/python/test_no_sync.py runs on a GPU machine over the library the gpu preset built.
+The contracts engine (run, render, check, localize) is not here: calling it raises."""
+import os
+
+import torch
+
+torch.ops.load_library(os.environ["SAMEBITS_OPS_LIB"])
+
+__version__ = "stand-in"
+
+
+class ContractError(ValueError):
+    pass
+
+
+class InfrastructureError(RuntimeError):
+    pass
+
+
+def _engine(*args, **kwargs):
+    raise RuntimeError("the contracts engine is not in this stand-in for samebits._core")
+
+
+check = run = render = localize = _engine
