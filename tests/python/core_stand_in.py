@@ -7,7 +7,11 @@ import os
 
 import torch
 
-torch.ops.load_library(os.environ["SAMEBITS_OPS_LIB"])
+_LIB = os.environ.get("SAMEBITS_OPS_LIB", "")
+if not os.path.isfile(_LIB):
+    raise ImportError(f"samebits._core stand-in: SAMEBITS_OPS_LIB={_LIB!r} names no file; give "
+                      "the path of a built libsamebits_torch_ops.so")
+torch.ops.load_library(_LIB)
 
 __version__ = "stand-in"
 

@@ -27,4 +27,5 @@ out=$(run -m pytest -q -p no:cacheprovider --collect-only "$source/tests/python/
 echo "$out" | grep -Eq "^[0-9]+ tests? collected" || fail "pytest collection: $out"
 out=$(env SAMEBITS_OPS_LIB="$dir/none.so" PYTHONPATH="$dir" "$python" -c 'import samebits' 2>&1) &&
   fail "the control: import without the library succeeded"
+echo "$out" | grep -q "SAMEBITS_OPS_LIB='$dir/none.so' names no file" || fail "the control: $out"
 echo "ok"
