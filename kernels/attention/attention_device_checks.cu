@@ -1,5 +1,6 @@
 // The attention kernels' building blocks run on the GPU for the tests: the epilogue's RowQuotient
-// against IEEE division over 2^32 pairs drawn across its range, and the edges of that range.
+// against IEEE division over 2^32 pairs drawn across its range, and the edges of that range (for
+// one value and for a MagnitudeSpan of several).
 #include <algorithm>
 #include <cstdint>
 
@@ -69,6 +70,19 @@ __global__ void row_quotient_kernel(unsigned long long* counts) {
     const Edge e = kEdges[threadIdx.x];
     const float v = __uint_as_float(e.bits);
     if (RowQuotient::usable(v) != e.usable || RowQuotient::in_range(v) != e.in_range)
+      atomicAdd(&counts[3], 1ull);
+    // One span over the edge alone, and beside 1 and -2^59 either side (in range both): the
+    // span is in range exactly when the edge is.
+    tensor_core::MagnitudeSpan alone, before, after;
+    alone.add(v);
+    before.add(1.0f);
+    before.add(-0x1p59f);
+    before.add(v);
+    after.add(v);
+    after.add(1.0f);
+    after.add(-0x1p59f);
+    if (alone.in_range() != e.in_range || before.in_range() != e.in_range ||
+        after.in_range() != e.in_range)
       atomicAdd(&counts[3], 1ull);
   }
   atomicAdd(&counts[0], wrong);

@@ -61,8 +61,10 @@ static_assert(WarpgroupTiles<128>::kRunBytes == Tiles<128, 2, 1>::kRunBytes &&
               "the border workspace is sized for either prefill block");
 constexpr int kBlockBytes = 128;  // a column block's row
 constexpr int kAlign = 1024;      // the swizzle's atom: 8 rows of 128 bytes
-static_assert(WarpgroupTiles<128>::kTileBytes + kAlign + 1024 <= 227 * 1024,
-              "a block's shared memory (with some 600 static bytes) fits Hopper's 227 KB");
+static_assert(WarpgroupTiles<128>::kTileBytes + kAlign + kMathThreads / 32 * out_stage::kWarpBytes +
+                      1024 <=
+                  227 * 1024,
+              "a block's shared memory (with the stages and some 600 static bytes) fits 227 KB");
 
 #if defined(SAMEBITS_WGMMA_DEVICE)
 // Where a block's keys and values are, for its copies.
@@ -146,7 +148,10 @@ __device__ void copy_tiles(const AttentionProblem& p, int pack, std::int64_t q_t
 }
 #endif
 
-template <DType T, int D>
+// Staged: out's rows 16-byte aligned, stored through the warps' stages (out_stage.cuh); a template
+// parameter, since a kernel holding both stores keeps its tile loop's descriptors in vector
+// registers (bench/sass_loop.py: 60 R2UR a loop, 6 % slower at 4x4096).
+template <DType T, int D, bool Staged>
 __global__ void __launch_bounds__(kBlockThreads, 1)
     attention_warpgroups(const __grid_constant__ AttentionProblem p, int pack, std::int64_t q_tiles,
                          std::int64_t splits, std::int64_t section, WorkGrid work) {
@@ -158,6 +163,9 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   extern __shared__ __align__(16) std::uint8_t smem_raw[];
   __shared__ __align__(8) std::uint64_t stage_full[S], stage_empty[S], queries_empty;
   __shared__ TurnSlots turn_slots;
+  // The computing warps' stages of out rows (out_stage.cuh), one per warp (only the staged kernel
+  // keeps them: 18 KB).
+  __shared__ __align__(16) std::uint8_t out_stages[kMathThreads / 32 * out_stage::kWarpBytes];
   const int tid = threadIdx.x;
   const auto full = static_cast<std::uint32_t>(__cvta_generic_to_shared(stage_full));
   const auto empty = static_cast<std::uint32_t>(__cvta_generic_to_shared(stage_empty));
@@ -350,7 +358,14 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     if (tiles > 0) queries_read();  // (the copies of the next turn's queries may start)
     t += tiles;
 
-    const RowEpilogue<BlockRows, 1, NB> epilogue{p, rows, splits, lane, 0};
+    const RowEpilogue<BlockRows, 1, NB, Staged> epilogue{
+        p,
+        rows,
+        splits,
+        lane,
+        0,
+        static_cast<std::uint32_t>(__cvta_generic_to_shared(out_stages)) +
+            warp * out_stage::kWarpBytes};
     if (splits) {
       epilogue.partials(acc, cur, n, row);
     } else {
@@ -388,9 +403,12 @@ Status launch(const AttentionProblem& p, int pack, std::int64_t q_tiles, std::in
   const int bytes = L::kTileBytes + kAlign;
   // The opt-in is the device's maximum, set once: setting it to this call's size would race with a
   // launch of a larger size on another host thread (cudaErrorInvalidValue).
-  if (const Status s = allow_dynamic_shared_memory(attention_warpgroups<T, D>, bytes);
-      s != Status::ok)
-    return s;
+  // Out rows through the warps' stages where every row's chunks are 16-byte aligned.
+  const bool staged = reinterpret_cast<std::uintptr_t>(p.out) % 16 == 0 &&
+                      p.out_seq_stride % 8 == 0 && p.out_token_stride % 8 == 0 &&
+                      p.out_head_stride % 8 == 0;
+  auto* kernel = staged ? attention_warpgroups<T, D, true> : attention_warpgroups<T, D, false>;
+  if (const Status s = allow_dynamic_shared_memory(kernel, bytes); s != Status::ok) return s;
   // Persistent blocks, one per SM (its registers and shared memory), each taking turns over the
   // grid of blocks a plain launch would have; else that grid, a turn each.
   const WorkGrid work{x, p.heads / pack, p.sequences};
@@ -404,7 +422,7 @@ Status launch(const AttentionProblem& p, int pack, std::int64_t q_tiles, std::in
   }
   if (crosses && (!p.border_workspace || p.border_workspace_floats < blocks * (L::kRunBytes / 4)))
     return Status::workspace_too_small;
-  attention_warpgroups<T, D><<<static_cast<unsigned>(blocks), kBlockThreads, bytes, stream>>>(
+  kernel<<<static_cast<unsigned>(blocks), kBlockThreads, bytes, stream>>>(
       p, pack, q_tiles, splits, section_pairs(p, pack, splits), work);
   if (const Status s = launch_status(); s != Status::ok) return s;
   if (splits > 0) launch_split_merge(p, splits, order::kTensorCoreSplitKeys, stream);

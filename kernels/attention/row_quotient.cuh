@@ -2,6 +2,7 @@
 // division rounds, with one reciprocal per row and three operations per element, no branch each.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 namespace samebits::kernels::tensor_core {
@@ -27,11 +28,30 @@ struct RowQuotient {
   __device__ static bool in_range(float a) {
     return (__float_as_uint(a) & 0x7fffffffu) - 0x21800000u < 0x3c000000u;
   }
+  // Every |a| in [lo, hi] in range, lo and hi a MagnitudeSpan's (NaN never is).
+  __device__ static bool in_range(float lo, float hi) { return lo >= 0x1p-60f && hi < 0x1p60f; }
   // a / l, correctly rounded where usable(l) and in_range(a).
   __device__ float of(float a) const {
     const float q = __fmul_rn(a, r);
     return __fmaf_rn(r, __fmaf_rn(-l, q, a), q);
   }
+};
+
+// The least and greatest |a| of many values, NaN kept (min.NaN, max.NaN), so that one check,
+// RowQuotient::in_range(lo, hi), stands for in_range(a) of each: two instructions per value and
+// no branch, where a check of each value with the others' && compiles to a branch per pair.
+struct MagnitudeSpan {
+  float lo = INFINITY, hi = 0.0f;
+
+  __device__ void add(float a) {
+    asm("min.NaN.f32 %0, %0, %1;" : "+f"(lo) : "f"(fabsf(a)));
+    asm("max.NaN.f32 %0, %0, %1;" : "+f"(hi) : "f"(fabsf(a)));
+  }
+  __device__ void add(const MagnitudeSpan& o) {
+    asm("min.NaN.f32 %0, %0, %1;" : "+f"(lo) : "f"(o.lo));
+    asm("max.NaN.f32 %0, %0, %1;" : "+f"(hi) : "f"(o.hi));
+  }
+  __device__ bool in_range() const { return RowQuotient::in_range(lo, hi); }
 };
 
 }  // namespace samebits::kernels::tensor_core

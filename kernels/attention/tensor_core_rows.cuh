@@ -8,6 +8,7 @@
 #include "kernels/attention/attention_layout.h"
 #include "kernels/attention/invariant_attention.h"
 #include "kernels/attention/invariant_attention_order.h"
+#include "kernels/attention/out_stage.cuh"
 #include "kernels/attention/row_quotient.cuh"
 #include "kernels/attention/split_merge.h"
 #include "kernels/common/mma_instructions.cuh"
@@ -259,13 +260,15 @@ __device__ __forceinline__ void merge_last(const float* __restrict__ run_s, int 
 }
 
 // The rows a block holds and the keys it visits (BlockRows in tensor_core_tiles.cuh), as the
-// epilogue needs them.
-template <class Rows, int MT, int NB>
+// epilogue needs them. Staged (the wgmma prefill, MT = 1, out's rows 16-byte aligned): out's rows
+// through the warp's stage in shared memory (out_stage.cuh).
+template <class Rows, int MT, int NB, bool Staged = false>
 struct RowEpilogue {
   const AttentionProblem& p;
   const Rows& rows;
   std::int64_t splits;
-  int lane, col0;  // the thread's lane and its warp's first output column
+  int lane, col0;           // the thread's lane and its warp's first output column
+  std::uint32_t stage = 0;  // (Staged) the warp's stage
 
   // Split mode: the split's partial per row that has keys in it, for the merge launch. row(k) is
   // the block row of the thread's row k.
@@ -294,25 +297,39 @@ struct RowEpilogue {
 
   // Whole mode, step 4: out and lse of each of the thread's rows. out = order::output(acc, l) by
   // RowQuotient where every value the thread stores is in its range (one check per thread, so
-  // that the quotients have no branch each), else by the division itself: the same bits.
+  // that the quotients have no branch each), else by the division itself: the same bits. The
+  // rows' addresses are worked out first, each once, so that no load waits behind a store.
   template <DType T, class RowOf>
   __device__ void outputs(const float (&acc)[MT][NB][4], const RowState (&cur)[2 * MT],
                           RowOf row) const {
+    const OutRows at = out_rows(row);
     bool quick = true;
+    MagnitudeSpan span;
 #pragma unroll
     for (int k = 0; k < 2 * MT; ++k) {
-      if (rows.token(row(k)) >= rows.q_len) continue;
-      quick = quick && RowQuotient::usable(cur[k].l);
+      // (four spans a row, so that their chains of min and max interleave)
+      MagnitudeSpan part[4];
       const int h = 2 * (k % 2);
 #pragma unroll
-      for (int nb = 0; nb < NB; ++nb)
-        quick = quick && RowQuotient::in_range(acc[k / 2][nb][h]) &&
-                RowQuotient::in_range(acc[k / 2][nb][h + 1]);
+      for (int nb = 0; nb < NB; ++nb) {
+        part[nb % 4].add(acc[k / 2][nb][h]);
+        part[nb % 4].add(acc[k / 2][nb][h + 1]);
+      }
+      part[0].add(part[1]);
+      part[2].add(part[3]);
+      part[0].add(part[2]);
+      if (!at.out[k]) continue;  // (past the sequence's end: not stored)
+      quick = quick && RowQuotient::usable(cur[k].l);
+      span.add(part[0]);
     }
+    quick = quick && span.in_range();
+    // (a stage's stores are the warp's together, stmatrix's .sync.aligned: one path for the warp,
+    // the division for all where one thread's values need it)
+    if constexpr (Staged) quick = __all_sync(kFull, quick);
     if (quick) {
-      store<T>(acc, cur, row, [](const RowQuotient& q, float a) { return q.of(a); });
+      store<T>(acc, cur, at, [](const RowQuotient& q, float a) { return q.of(a); });
     } else {
-      store<T>(acc, cur, row, [](const RowQuotient& q, float a) { return order::output(a, q.l); });
+      store<T>(acc, cur, at, [](const RowQuotient& q, float a) { return order::output(a, q.l); });
     }
   }
 
@@ -331,33 +348,77 @@ struct RowEpilogue {
     }
   }
 
-  template <DType T, class RowOf, class Divide>
-  __device__ void store(const float (&acc)[MT][NB][4], const RowState (&cur)[2 * MT], RowOf row,
-                        Divide divide) const {
-    auto* out = static_cast<std::uint16_t*>(p.out);
+  // Where each of the thread's rows of out and lse starts (out nullptr past the sequence's end).
+  struct OutRows {
+    std::uint16_t* out[2 * MT];
+    float* lse[2 * MT];
+  };
+  template <class RowOf>
+  __device__ OutRows out_rows(RowOf row) const {
+    OutRows at;
 #pragma unroll
     for (int k = 0; k < 2 * MT; ++k) {
-      const int r = row(k), h = 2 * (k % 2);
-      const std::int64_t i = rows.token(r);
-      if (i >= rows.q_len) continue;
-      const std::int64_t head = rows.head(r);
-      std::uint16_t* dst = out +
-                           layout::row_offset(p, rows.b, i, p.out_seq_stride, p.out_token_stride) +
-                           head * p.out_head_stride;
-      const RowQuotient quotient(cur[k].l);
+      const int r = row(k);
+      const std::int64_t i = rows.token(r), head = rows.head(r);
+      const bool valid = i < rows.q_len;
+      at.out[k] = valid
+                      ? static_cast<std::uint16_t*>(p.out) +
+                            layout::row_offset(p, rows.b, i, p.out_seq_stride, p.out_token_stride) +
+                            head * p.out_head_stride
+                      : nullptr;
+      at.lse[k] = valid && p.lse
+                      ? p.lse +
+                            layout::row_offset(p, rows.b, i, p.lse_seq_stride, p.lse_token_stride) +
+                            head * p.lse_head_stride
+                      : nullptr;
+    }
+    return at;
+  }
+
+  template <DType T, class Divide>
+  __device__ void store(const float (&acc)[MT][NB][4], const RowState (&cur)[2 * MT],
+                        const OutRows& at, Divide divide) const {
+    if constexpr (Staged) {
+      static_assert(MT == 1, "a stage holds a warp's 16 rows");
+      store_staged<T>(acc, cur, at, divide);
+    } else {
 #pragma unroll
-      for (int nb = 0; nb < NB; ++nb) {
-        const int col = col0 + nb * 8 + 2 * (lane % 4);
-        // (the hardware's round-to-nearest-even conversion: the bits of order::to_*_bits, NaN
-        // included, in one instruction for the pair)
-        *reinterpret_cast<std::uint32_t*>(dst + col) = pack_pair<T>(
-            divide(quotient, acc[k / 2][nb][h]), divide(quotient, acc[k / 2][nb][h + 1]));
-      }
-      if (p.lse && lane % 4 == 0 && col0 == 0) {
-        p.lse[layout::row_offset(p, rows.b, i, p.lse_seq_stride, p.lse_token_stride) +
-              head * p.lse_head_stride] = order::lse(cur[k].m, cur[k].l);
+      for (int k = 0; k < 2 * MT; ++k) {
+        const int h = 2 * (k % 2);
+        if (!at.out[k]) continue;
+        const RowQuotient quotient(cur[k].l);
+#pragma unroll
+        for (int nb = 0; nb < NB; ++nb) {
+          const int col = col0 + nb * 8 + 2 * (lane % 4);
+          // (the hardware's round-to-nearest-even conversion: the bits of order::to_*_bits, NaN
+          // included, in one instruction for the pair)
+          *reinterpret_cast<std::uint32_t*>(at.out[k] + col) = pack_pair<T>(
+              divide(quotient, acc[k / 2][nb][h]), divide(quotient, acc[k / 2][nb][h + 1]));
+        }
+        store_lse(at, cur, k);
       }
     }
+  }
+
+  __device__ void store_lse(const OutRows& at, const RowState (&cur)[2 * MT], int k) const {
+    if (at.lse[k] && lane % 4 == 0 && col0 == 0) *at.lse[k] = order::lse(cur[k].m, cur[k].l);
+  }
+
+  // store() through the warp's stage (out_stage.cuh): the same values, stored as whole 16-byte
+  // chunks of each row rather than 4-byte pairs.
+  template <DType T, class Divide>
+  __device__ void store_staged(const float (&acc)[MT][NB][4], const RowState (&cur)[2 * MT],
+                               const OutRows& at, Divide divide) const {
+    const RowQuotient q0(cur[0].l), q1(cur[1].l);
+    std::uint32_t pairs[2][NB];  // row k's columns nb * 8 + 2 (lane % 4) and + 1
+#pragma unroll
+    for (int nb = 0; nb < NB; ++nb) {
+      pairs[0][nb] = pack_pair<T>(divide(q0, acc[0][nb][0]), divide(q0, acc[0][nb][1]));
+      pairs[1][nb] = pack_pair<T>(divide(q1, acc[0][nb][2]), divide(q1, acc[0][nb][3]));
+    }
+    out_stage::store_rows<NB>(stage, lane, pairs, at.out);
+    store_lse(at, cur, 0);
+    store_lse(at, cur, 1);
   }
 };
 

@@ -72,13 +72,14 @@ struct AttentionResult {
 // handed out in a shuffled order (seeded), with `spare_pages` unused pages mixed in. The twin
 // (cuda false) always follows the exact order; on CUDA `algorithm` picks the kernel, and
 // persistent_blocks (> 0) caps the wgmma prefill's persistent blocks, which take their turns from a
-// counter with turn_counter, else in a static order.
+// counter with turn_counter, else in a static order. out_shift elements before out in its buffer
+// (2: rows 4-byte but not 16-byte aligned) move the kernel's stores off their aligned path.
 inline AttentionResult run_attention(
     const AttentionShape& s, const std::vector<SequenceCall>& calls, bool cuda,
     std::int64_t page_size = 0, std::uint64_t page_seed = 1, bool split_warps = false,
     kernels::AttentionAlgorithm algorithm = kernels::AttentionAlgorithm::exact,
     bool border_workspace = false, bool warpgroup_mma = true, std::int64_t persistent_blocks = 0,
-    bool turn_counter = false) {
+    bool turn_counter = false, std::int64_t out_shift = 0) {
   namespace k = kernels;
   std::vector<std::int64_t> q_offsets{0}, kv_offsets{0}, kv_lengths;
   std::vector<at::Tensor> qs, ks, vs;
@@ -133,7 +134,10 @@ inline AttentionResult run_attention(
   const at::Tensor kl = at::tensor(kv_lengths, at::kLong).to(device);
   AttentionResult r;
   r.q_offsets = q_offsets;
-  r.out = at::full({q_offsets.back(), s.heads, s.head_dim}, 5.0, q.options());
+  const std::int64_t out_numel = q_offsets.back() * s.heads * s.head_dim;
+  r.out = at::full({out_numel + out_shift}, 5.0, q.options())
+              .narrow(0, out_shift, out_numel)
+              .view({q_offsets.back(), s.heads, s.head_dim});
   r.lse = at::full({q_offsets.back(), s.heads}, 5.0, q.options().dtype(at::kFloat));
 
   k::AttentionProblem p;

@@ -159,6 +159,12 @@ TEST_P(TensorCoreAttentionBound, WithinTheBoundOfAFloat64Reference) {
       run_attention(s, calls, true, c.page_size, 1, false, kTensorCores, false, true, sms, true);
   EXPECT_TRUE(same_bits(got.out, every_sm.out)) << "a block per SM, turns by a counter";
   EXPECT_TRUE(same_bits(got.lse, every_sm.lse)) << "a block per SM, turns by a counter";
+  // Rows of out 4-byte but not 16-byte aligned: the wgmma blocks store 4-byte pairs rather than
+  // whole chunks through their stage (out_stage.cuh): the same bits.
+  const AttentionResult shifted = run_attention(s, calls, true, c.page_size, 1, false, kTensorCores,
+                                                false, true, 0, false, /*out_shift=*/2);
+  EXPECT_TRUE(same_bits(got.out, shifted.out)) << "out rows not 16-byte aligned";
+  EXPECT_TRUE(same_bits(got.lse, shifted.lse)) << "out rows not 16-byte aligned";
   // Prefill blocks on mma.sync rather than wgmma (Hopper): the same bits.
   const AttentionResult on_sync = on_tensor_cores(s, calls, c.page_size, false, false, false);
   EXPECT_TRUE(same_bits(got.out, on_sync.out)) << "mma.sync prefill";
