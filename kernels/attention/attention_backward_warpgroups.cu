@@ -94,9 +94,7 @@ struct BlockPlan {
   __device__ std::int64_t own_count() const { return Keys ? keys : rows; }
   // The keys query i sees (layout::visible_keys, from the lengths held here).
   __device__ std::int64_t visible(std::int64_t i) const {
-    if (!causal) return keys;
-    const std::int64_t position = keys - rows + i;
-    return position < 0 ? 0 : (position + 1 < keys ? position + 1 : keys);
+    return layout::visible_keys(causal, keys, rows, i);
   }
   __device__ bool empty() const { return first >= own_count(); }
   // Step j's query head and first query (Keys), or first key (not Keys).

@@ -42,13 +42,19 @@ SAMEBITS_LAYOUT_HD std::int64_t kv_offset(const AttentionProblem& p, std::int64_
   return b * page_stride + ((p.kv_offsets ? p.kv_offsets[b] : 0) + t) * token_stride;
 }
 
-// The keys query i of sequence b sees: [0, n).
+// The keys query i of a sequence of `rows` queries and `keys` keys sees: [0, n). Under a causal
+// mask the queries are the last `rows` positions, so query i sits at keys - rows + i.
+SAMEBITS_LAYOUT_HD std::int64_t visible_keys(bool causal, std::int64_t keys, std::int64_t rows,
+                                             std::int64_t i) {
+  if (!causal) return keys;
+  const std::int64_t position = keys - rows + i;
+  return position < 0 ? 0 : (position + 1 < keys ? position + 1 : keys);
+}
+
+// The keys query i of sequence b sees.
 SAMEBITS_LAYOUT_HD std::int64_t visible_keys(const AttentionProblem& p, std::int64_t b,
                                              std::int64_t i) {
-  const std::int64_t keys = kv_len(p, b);
-  if (!p.causal) return keys;
-  const std::int64_t position = keys - q_len(p, b) + i;
-  return position < 0 ? 0 : (position + 1 < keys ? position + 1 : keys);
+  return visible_keys(p.causal, kv_len(p, b), q_len(p, b), i);
 }
 
 }  // namespace samebits::kernels::attention_layout
