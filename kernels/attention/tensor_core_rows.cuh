@@ -110,28 +110,42 @@ __device__ __forceinline__ void online_softmax(const float (&s)[MT][8][4], int t
       alpha[k] = moved ? exp2_mufu(cur[k].m - m_new[r]) : 1.0f;
       neg_m[r] = -m_new[r];
     }
+    // Each 8-key block's probabilities, then at once their leaves of the row sums and (every
+    // second block) their packing into P, so that the adds and conversions sit between the
+    // SFU's exp2s, which issue one per 8 cycles on a scheduler, rather than after all of them.
+    // The same operations in the same order for each value.
+    float sum[2];
+    auto consume = [&](int nb) {
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        const float leaf = xm[nb][2 * r] + xm[nb][2 * r + 1];
+        sum[r] = nb == 0 ? leaf : sum[r] + leaf;
+      }
+      if (nb % 2 == 1) {
+        const int c = nb / 2;
+        pa[mt][c][0] = pack_pair<T>(xm[2 * c][0], xm[2 * c][1]);
+        pa[mt][c][1] = pack_pair<T>(xm[2 * c][2], xm[2 * c][3]);
+        pa[mt][c][2] = pack_pair<T>(xm[2 * c + 1][0], xm[2 * c + 1][1]);
+        pa[mt][c][3] = pack_pair<T>(xm[2 * c + 1][2], xm[2 * c + 1][3]);
+      }
+    };
     if (whole && !__any_sync(kFull, none[0] || none[1])) {  // (the same values, no selects)
 #pragma unroll
-      for (int nb = 0; nb < 8; ++nb)
+      for (int nb = 0; nb < 8; ++nb) {
 #pragma unroll
         for (int e = 0; e < 4; ++e)
           xm[nb][e] = exp2_mufu(fmaf(sm[nb][e], scale_log2, neg_m[e / 2]));
+        consume(nb);
+      }
     } else {
 #pragma unroll
-      for (int nb = 0; nb < 8; ++nb)
+      for (int nb = 0; nb < 8; ++nb) {
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
           const float v = exp2_mufu(fmaf(sm[nb][e], scale_log2, neg_m[e / 2]));
           xm[nb][e] = !none[e / 2] && seen(e / 2, nb, e % 2) ? v : 0.0f;
         }
-    }
-    float sum[2];
-#pragma unroll
-    for (int r = 0; r < 2; ++r) {
-#pragma unroll
-      for (int nb = 0; nb < 8; ++nb) {
-        const float leaf = xm[nb][2 * r] + xm[nb][2 * r + 1];
-        sum[r] = nb == 0 ? leaf : sum[r] + leaf;
+        consume(nb);
       }
     }
 #pragma unroll
@@ -145,16 +159,6 @@ __device__ __forceinline__ void online_softmax(const float (&s)[MT][8][4], int t
         cur[k].l = fmaf(cur[k].l, alpha[k], sum[r]);
         cur[k].m = m_new[r];
       }
-    }
-  }
-#pragma unroll
-  for (int mt = 0; mt < MT; ++mt) {
-#pragma unroll
-    for (int c = 0; c < 4; ++c) {
-      pa[mt][c][0] = pack_pair<T>(x[mt][2 * c][0], x[mt][2 * c][1]);
-      pa[mt][c][1] = pack_pair<T>(x[mt][2 * c][2], x[mt][2 * c][3]);
-      pa[mt][c][2] = pack_pair<T>(x[mt][2 * c + 1][0], x[mt][2 * c + 1][1]);
-      pa[mt][c][3] = pack_pair<T>(x[mt][2 * c + 1][2], x[mt][2 * c + 1][3]);
     }
   }
 }
