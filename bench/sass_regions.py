@@ -16,9 +16,11 @@ code, the lines after the ``DEALLOC`` the copying warps'. Within the computing w
 tile loop is the run of lines executed at least --loop-share of the most-executed line's count;
 the lines before it are a turn's start and those after it its end (the epilogue). Each region
 prints its share of the computing warps' samples, its instructions and its three largest stall
-reasons; --top N lists the N lines with the most samples in each region. With --turns (the
-persistent blocks' turns in the call: the blocks of a plain launch), instructions are also given
-per warp and turn.
+reasons; --top N lists the N lines with the most samples in each region, and --ops N its N
+opcodes with the most samples (opcode and first modifier, e.g. ``MUFU.EX2``), each with its
+instructions and two largest stall reasons: how stop 53 read cuDNN's loop beside samebits'. With
+--turns (the persistent blocks' turns in the call: the blocks of a plain launch), instructions are
+also given per warp and turn.
 """
 import argparse
 import collections
@@ -49,6 +51,14 @@ def regions(rows, loop_share):
             ("end", loop[-1] + 1, dealloc), ("copying", dealloc, len(rows))]
 
 
+def opcode(source):
+    """The opcode and its first modifier (``MUFU.EX2``, ``HGMMA.64x64x16``), predicate dropped."""
+    words = source.split()
+    if words and words[0].startswith("@"):
+        words = words[1:]
+    return ".".join(words[0].split(".")[:2]) if words else "?"
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("csv", help="ncu --page source --csv --print-source sass output")
@@ -56,6 +66,7 @@ def main():
     ap.add_argument("--turns", type=int, help="turns in the call: instructions per warp and turn")
     ap.add_argument("--warps", type=int, default=8, help="computing warps per block (default 8)")
     ap.add_argument("--top", type=int, default=0, help="the N lines with the most samples")
+    ap.add_argument("--ops", type=int, default=0, help="the N opcodes with the most samples")
     args = ap.parse_args()
     with open(args.csv, newline="") as f:
         lines = f.read().splitlines()
@@ -88,6 +99,19 @@ def main():
               f"{per_turn}; " + ", ".join(f"{k} {v}" for k, v in reasons.most_common(3)))
         for r in sorted(chunk, key=lambda r: -number(r, SAMPLES))[:args.top]:
             print(f"    {number(r, SAMPLES):6d}  {r['Source'].strip()[:72]}")
+        by_op = collections.defaultdict(collections.Counter)
+        for r in chunk:
+            op = by_op[opcode(r["Source"].strip())]
+            op["samples"] += number(r, SAMPLES)
+            op["executed"] += number(r, EXECUTED)
+            for k in stalls:
+                op[k] += number(r, k)
+        ranked = sorted(by_op.items(), key=lambda kv: (-kv[1]["samples"], kv[0]))[:args.ops]
+        for name_, op in ranked:
+            top = sorted(((v, k[len("stall_"):]) for k, v in op.items() if k.startswith("stall_")),
+                         key=lambda vk: (-vk[0], vk[1]))[:2]
+            print(f"    {name_:18s} {op['samples']:7d} samples, {op['executed'] / 1e6:8.1f} M "
+                  "instructions; " + ", ".join(f"{k} {v}" for v, k in top))
 
 
 if __name__ == "__main__":

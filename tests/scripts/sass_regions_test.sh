@@ -28,6 +28,16 @@ echo "$out" | grep -q "^loop .*( 60.0 % .*195 a warp and turn; wait 60" || fail 
 echo "$out" | grep -q "^end .*( 20.0 % .*20 a warp and turn" || fail "end: $out"
 echo "$out" | grep -q "^copying .*(0.30x the computing warps' samples).*long_sb 30" ||
   fail "copying: $out"
+# --ops: each region's opcodes by samples (the predicate dropped), with instructions and stalls.
+out=$("$python" "$script" "$dir/page.csv" --ops 2 2>&1) || fail "exit $?: $out"
+echo "$out" | grep -A2 "^loop" | grep -q "^    FMNMX  .* 50 samples, .*0.0 M instructions; wait 50" ||
+  fail "ops, loop's first: $out"
+echo "$out" | grep -A2 "^loop" | grep -q "^    MUFU.EX2 .* 10 samples.*; wait 10" ||
+  fail "ops, loop's second: $out"
+echo "$out" | grep -A1 "^start" | grep -q "^    BRA .* 20 samples.*; long_sb 20" ||
+  fail "ops, a predicated line: $out"
+out=$("$python" "$script" "$dir/page.csv" --ops 1 2>&1) || fail "exit $?: $out"
+echo "$out" | grep -q "MUFU.EX2" && fail "ops 1 lists a second opcode: $out"
 # The control: with the loop's bound above the second line's count, that line ends the turn.
 out=$("$python" "$script" "$dir/page.csv" --loop-share 0.99 2>&1) || fail "exit $?: $out"
 echo "$out" | grep -q "^loop .*( 50.0 %" || fail "control, loop: $out"
