@@ -24,12 +24,10 @@ struct RowQuotient {
   }
   // l in [2^-32, 2^32) and positive (the bits of 2^-32 are 0x2f800000, of 2^32 0x4f800000).
   __device__ static bool usable(float l) { return __float_as_uint(l) - 0x2f800000u < 0x20000000u; }
-  // |a| in [2^-60, 2^60) (0x21800000 to 0x5d800000).
-  __device__ static bool in_range(float a) {
-    return (__float_as_uint(a) & 0x7fffffffu) - 0x21800000u < 0x3c000000u;
-  }
-  // Every |a| in [lo, hi] in range, lo and hi a MagnitudeSpan's (NaN never is).
+  // Every |a| in [lo, hi] in [2^-60, 2^60), lo and hi a MagnitudeSpan's (NaN never is).
   __device__ static bool in_range(float lo, float hi) { return lo >= 0x1p-60f && hi < 0x1p60f; }
+  // |a| in that range: the span of one value.
+  __device__ static bool in_range(float a) { return in_range(fabsf(a), fabsf(a)); }
   // a / l, correctly rounded where usable(l) and in_range(a).
   __device__ float of(float a) const {
     const float q = __fmul_rn(a, r);
